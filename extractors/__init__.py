@@ -1,0 +1,1 @@
+"""Pure transforms: page bytes -> Document -> Draft. No network, disk, clock or Prefect."""

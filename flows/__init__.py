@@ -1,0 +1,1 @@
+"""I/O and orchestration: fetching, archiving, stores, Prefect flows, the CLI."""

@@ -1,0 +1,57 @@
+"""The `incidents` command line: a thin layer over flows/ and extractors/; exit codes live here."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from flows.cli import archive, extract
+from flows.cli.common import error
+from flows.settings import VERSION
+from schema.errors import IngestError
+
+app = typer.Typer(
+    name="incidents",
+    help="Turn public incident postmortems into structured, human-reviewed incident records.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"incidents {VERSION}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """incident-ingest: fetch, archive, extract, draft and review incident postmortems."""
+
+
+app.add_typer(archive.app, name="archive")
+extract.register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script: IngestError -> exit 1 with one line, usage -> exit 2."""
+    try:
+        app(args=argv, prog_name="incidents")
+    except IngestError as exc:
+        error(str(exc))
+        return exc.exit_code
+    except SystemExit as exc:  # typer's own exits: 0 done, 2 usage error
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

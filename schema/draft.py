@@ -1,0 +1,84 @@
+"""The draft: a machine-written record plus the evidence a reviewer needs to trust it."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from schema.record import RecordBody
+from schema.types import LangCode, RecordId, Timestamp
+
+DRAFT_ID_PATTERN = r"^d-[0-9a-f]{16}$"
+Status = Literal["pending", "approved", "rejected"]
+Method = Literal["metadata", "heading", "lexicon", "rule", "cue", "default"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Evidence(_Strict):
+    """An exact quote: `quote == document.text[start:end]`, under the heading `section`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    quote: str
+    section: str | None = None
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _span(self) -> Evidence:
+        if self.end - self.start != len(self.quote):
+            raise ValueError("end - start must equal the length of the quote")
+        return self
+
+
+class Confidence(_Strict):
+    value: float = Field(ge=0.0, le=1.0)
+    method: Method
+
+
+class Verdict(_Strict):
+    """Is the page an incident report at all?"""
+
+    verdict: bool
+    score: float = Field(ge=0.0, le=1.0)
+    reasons: list[str] = Field(default_factory=list)
+
+
+class DraftSource(_Strict):
+    url: str
+    canonical_url: str | None = None
+    snapshot: str | None = None  # capture id in raw/
+    language: LangCode | None = None
+    extractor: str | None = None
+    drafter: str | None = None
+
+
+class HistoryEntry(_Strict):
+    at: Timestamp
+    by: str
+    action: Literal["drafted", "edited", "approved", "rejected", "superseded"]
+    record_id: RecordId | None = None
+    reason: str | None = None
+
+
+class Draft(_Strict):
+    draft_id: str = Field(pattern=DRAFT_ID_PATTERN)
+    version: int = Field(default=1, ge=1)
+    status: Status = "pending"
+    record: RecordBody
+    evidence: dict[str, list[Evidence]] = Field(default_factory=dict)
+    confidence: dict[str, Confidence] = Field(default_factory=dict)
+    postmortem: Verdict
+    source: DraftSource
+    history: list[HistoryEntry] = Field(default_factory=list)
+
+
+def draft_id_for(canonical_url: str, snapshot_digest: str) -> str:
+    """Stable id for the same source content: the same URL and bytes give the same draft id."""
+    key = f"{canonical_url}\n{snapshot_digest}".encode()
+    return "d-" + hashlib.sha256(key).hexdigest()[:16]

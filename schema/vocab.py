@@ -1,0 +1,64 @@
+"""Controlled vocabularies (root causes, symptoms, components, ...) read from schema/vocab/*.json."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+VOCAB_DIR = Path(__file__).parent / "vocab"
+
+Kind = Literal["root_causes", "contributing", "symptoms", "components", "domains", "severity", "source_kinds"]
+KINDS: tuple[Kind, ...] = (
+    "root_causes",
+    "contributing",
+    "symptoms",
+    "components",
+    "domains",
+    "severity",
+    "source_kinds",
+)
+
+
+class Term(BaseModel):
+    """One vocabulary term: a kebab-case key, a definition, labels and surface forms per language."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    definition: str
+    labels: dict[str, str]
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class Vocabulary(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    kind: str
+    description: str = ""
+    terms: dict[str, Term]
+
+    def __contains__(self, term: object) -> bool:
+        return term in self.terms
+
+    def extra(self, key: str) -> Any:
+        return (self.model_extra or {}).get(key)
+
+
+@cache
+def vocabulary(kind: Kind) -> Vocabulary:
+    """The vocabulary of one kind, read once from its data file."""
+    path = VOCAB_DIR / f"{kind}.json"
+    return Vocabulary.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def check_term(kind: Kind, term: str) -> str:
+    """Return `term` if `kind` knows it; else raise ValueError naming close alternatives."""
+    vocab = vocabulary(kind)
+    if term in vocab:
+        return term
+    close = sorted(t for t in vocab.terms if t.split("-")[0] == term.split("-")[0])[:5]
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    raise ValueError(f"{term!r} is not a term of the {kind} vocabulary{hint}")
