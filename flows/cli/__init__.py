@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import archive, extract
+from flows.cli import archive, draft, extract, ingest, review, validate
 from flows.cli.common import error
 from flows.settings import VERSION
 from schema.errors import IngestError
@@ -37,8 +37,12 @@ def _root(
     """incident-ingest: fetch, archive, extract, draft and review incident postmortems."""
 
 
+app.add_typer(review.app, name="review")
 app.add_typer(archive.app, name="archive")
+ingest.register(app)
 extract.register(app)
+draft.register(app)
+validate.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,94 @@
+"""records/queue/<draft_id>.json: drafts awaiting review, and decided ones with their status."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from filelock import FileLock
+
+from flows.store.atomic import _fsync_dir, dumps_json, write_text
+from schema.draft import Draft, Status
+from schema.errors import ReviewError
+
+
+def draft_text(draft: Draft) -> str:
+    return dumps_json(draft.model_dump(mode="json"))
+
+
+class QueueStore:
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+
+    def path_for(self, draft_id: str) -> Path:
+        return self.folder / f"{draft_id}.json"
+
+    def lock(self) -> FileLock:
+        """Held while a decision is taken, so two reviewers cannot decide one draft twice."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.folder / ".queue.lock"))
+
+    def add(self, draft: Draft) -> bool:
+        """Queue a new draft; False when a draft with this id is already there (a duplicate).
+
+        Written to a temp file and hard-linked into place: link() fails if the name exists, so of
+        two processes queueing the same draft exactly one wins, and no reader sees half a file.
+        """
+        self.folder.mkdir(parents=True, exist_ok=True)
+        target = self.path_for(draft.draft_id)
+        if target.exists():
+            return False
+        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{draft.draft_id}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(draft_text(draft).encode("utf-8"))
+                handle.flush()
+                os.fsync(handle.fileno())
+            try:
+                os.link(tmp, target)
+            except FileExistsError:
+                return False
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        _fsync_dir(self.folder)
+        return True
+
+    def resolve(self, draft_id: str) -> str:
+        """The full id for an id or a unique prefix of one (`d-3f2a`)."""
+        if self.path_for(draft_id).exists():
+            return draft_id
+        matches = [d for d in self.ids() if d.startswith(draft_id)] if len(draft_id) >= 4 else []
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            raise ReviewError(f"draft id {draft_id!r} is ambiguous: {', '.join(matches[:5])}")
+        raise ReviewError(f"no draft {draft_id!r} in {self.folder} (see `incidents review list`)")
+
+    def get(self, draft_id: str) -> Draft:
+        path = self.path_for(self.resolve(draft_id))
+        return Draft.model_validate_json(path.read_text(encoding="utf-8"))
+
+    def save(self, draft: Draft, *, expected_version: int) -> Draft:
+        """Write a changed draft, bumping its version; refuse if someone else changed it first."""
+        current = self.get(draft.draft_id)
+        if current.version != expected_version:
+            raise ReviewError(
+                f"draft {draft.draft_id} changed meanwhile (version {current.version}, "
+                f"expected {expected_version}): reload it and try again"
+            )
+        updated = draft.model_copy(update={"version": expected_version + 1})
+        write_text(self.path_for(draft.draft_id), draft_text(updated))
+        return updated
+
+    def ids(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(p.stem for p in self.folder.glob("d-*.json"))
+
+    def drafts(self, status: Status | None = None) -> Iterator[Draft]:
+        for draft_id in self.ids():
+            draft = self.get(draft_id)
+            if status is None or draft.status == status:
+                yield draft

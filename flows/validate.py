@@ -1,0 +1,64 @@
+"""`incidents validate`: check record files against the schema, vocabularies, ids and file names."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from flows.store.records import RECORD_FILE
+from schema.errors import RecordInvalid
+from schema.record import Record
+from schema.validation import validate_as
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: Path
+    field: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.field}: {self.why}"
+
+
+def record_files(records_dir: Path) -> list[Path]:
+    """What `validate` checks by default: every record file directly in records/."""
+    if not records_dir.is_dir():
+        return []
+    return sorted(p for p in records_dir.glob("*.json") if p.is_file())
+
+
+def validate_files(paths: list[Path]) -> tuple[int, list[Problem]]:
+    """(files checked, problems). Folders are expanded to the record files they hold."""
+    files: list[Path] = []
+    problems: list[Problem] = []
+    for path in paths:
+        if path.is_dir():
+            files += record_files(path)
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(Problem(path, "(file)", "no such file"))
+    owners: dict[str, Path] = {}
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            problems.append(Problem(path, "(file)", "not UTF-8 text"))
+            continue
+        except json.JSONDecodeError as exc:
+            problems.append(Problem(path, "(file)", f"not JSON: {exc.msg} at line {exc.lineno}"))
+            continue
+        try:
+            record = validate_as(Record, data, what=str(path))
+        except RecordInvalid as exc:
+            problems += [Problem(path, field, why) for field, why in exc.problems]
+            continue
+        if RECORD_FILE.match(path.name) and path.stem != record.id:
+            problems.append(Problem(path, "id", f"file name says {path.stem} but the record is {record.id}"))
+        if record.id in owners:
+            problems.append(Problem(path, "id", f"{record.id} is also the id in {owners[record.id]}"))
+        else:
+            owners[record.id] = path
+    return len(files), problems
