@@ -1,0 +1,253 @@
+"""Quote helpers: sentences of a Document with their section role, and Evidence that always matches."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+
+from schema.document import Block, Document, Section
+from schema.draft import Confidence, Evidence, Method
+
+# Sentence ends: Latin punctuation followed by space, or CJK full stops (no space needed).
+_LATIN_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
+_CJK_END = re.compile(r"(?<=[。！？])[」』）)]*\s*(?=\S)")
+# Abbreviations that end in a period but not a sentence.
+_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|Mr|Ms|Dr|St|No|Inc|Ltd|U\.S|cf)\.)$", re.I)
+_SPACE = re.compile(r"\s")
+
+
+def own_split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Split text[start:end] into sentence spans, trimmed of surrounding whitespace."""
+    end = len(text) if end is None else end
+    cuts = [start]
+    chunk = text[start:end]
+    for pattern in (_LATIN_END, _CJK_END, re.compile(r"\n+")):
+        for m in pattern.finditer(chunk):
+            before = chunk[: m.start()]
+            if pattern is _LATIN_END and _ABBREV.search(before):
+                continue
+            cuts.append(start + m.end())
+    cuts = sorted(set(cuts)) + [end]
+    spans = []
+    for a, b in zip(cuts, cuts[1:], strict=False):
+        a, b = trim(text, a, b)
+        if b > a:
+            spans.append((a, b))
+    return spans
+
+
+def _split(text: str, lang: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The extraction package's splitter when it is there; ours otherwise (same contract)."""
+    try:
+        from extractors.sentences import split_sentences  # type: ignore[import-not-found]
+    except ImportError:
+        return own_split_sentences(text, start, end)
+    try:
+        spans = split_sentences(text, lang, start=start, end=end)
+    except Exception:  # noqa: BLE001 - a splitter bug must not cost the whole draft
+        return own_split_sentences(text, start, end)
+    # Re-trim and keep only spans inside the block: a quote must be an exact slice.
+    out = []
+    for a, b in spans:
+        a, b = trim(text, max(a, start), min(b, end))
+        if b > a:
+            # Their splitter may keep line breaks inside a sentence; ours cuts there too.
+            out.extend(own_split_sentences(text, a, b) if "\n" in text[a:b] else [(a, b)])
+    return out
+
+
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink [start, end) so the span neither starts nor ends with whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One sentence of the document, where it sits and what its section is about."""
+
+    start: int
+    end: int
+    text: str
+    role: str  # the section role ("other" when no heading says)
+    heading: str | None
+    kind: str  # the block kind: paragraph, list_item, table_row, ...
+    block: int  # index of the block in Document.blocks (-1: no blocks)
+
+
+@dataclass
+class Context:
+    """A Document with its sentences and section roles worked out once for all field drafters."""
+
+    doc: Document
+    heading_roles: dict[str, str] = field(default_factory=dict)  # overrides computed by the drafter
+
+    @cached_property
+    def lang(self) -> str:
+        from extractors.draft.identity import detect_language
+
+        return detect_language(self.doc)
+
+    def role_at(self, offset: int) -> tuple[str, str | None]:
+        """The role and heading of the innermost section at `offset` that has a role."""
+        found = [s for s in self.doc.sections if s.start <= offset < s.end]
+        found.sort(key=lambda s: -s.level)
+        heading = found[0].heading if found else None
+        for section in found:
+            role = self.section_role(section)
+            if role != "other":
+                return role, heading
+        return "other", heading
+
+    def section_role(self, section: Section) -> str:
+        if section.heading in self.heading_roles:
+            return self.heading_roles[section.heading]
+        role = section.role
+        if role == "other":
+            role = heading_role_by_keyword(section.heading)
+        self.heading_roles[section.heading] = role
+        return role
+
+    @cached_property
+    def blocks(self) -> list[Block]:
+        if self.doc.blocks:
+            return list(self.doc.blocks)
+        # No block structure: every non-empty line is a paragraph.
+        out = []
+        for m in re.finditer(r"[^\n]+", self.doc.text):
+            a, b = trim(self.doc.text, m.start(), m.end())
+            if b > a:
+                out.append(Block(kind="paragraph", start=a, end=b))
+        return out
+
+    @cached_property
+    def sentences(self) -> list[Sentence]:
+        text = self.doc.text
+        out: list[Sentence] = []
+        for i, block in enumerate(self.blocks):
+            if block.kind in ("heading", "code"):
+                continue
+            role, heading = self.role_at(block.start)
+            if block.kind in ("list_item", "table_row"):
+                spans = [trim(text, block.start, block.end)]
+                if block.kind == "list_item" and block.end - block.start > 300:
+                    spans = _split(text, self.lang, block.start, block.end)
+            else:
+                spans = _split(text, self.lang, block.start, block.end)
+            for a, b in spans:
+                if b > a and text[a:b].strip():
+                    out.append(Sentence(a, b, text[a:b], role, heading, block.kind, i))
+        return out
+
+    def by_role(self, role: str) -> list[Sentence]:
+        return [s for s in self.sentences if s.role == role]
+
+
+def evidence(doc: Document, start: int, end: int, section: str | None = None) -> Evidence:
+    """Evidence for text[start:end], trimmed; the quote is the exact slice, always."""
+    start, end = trim(doc.text, max(0, start), min(len(doc.text), end))
+    return Evidence(quote=doc.text[start:end], section=section, start=start, end=end)
+
+
+def sentence_evidence(ctx: Context, sentence: Sentence) -> Evidence:
+    return evidence(ctx.doc, sentence.start, sentence.end, sentence.heading)
+
+
+def confidence(value: float, method: Method) -> Confidence:
+    return Confidence(value=round(min(1.0, max(0.0, value)), 3), method=method)
+
+
+def squeeze(text: str) -> str:
+    """Whitespace runs to one space (for values assembled from quotes; quotes stay exact)."""
+    return _SPACE.sub(" ", re.sub(r"\s+", " ", text)).strip()
+
+
+@dataclass
+class Found:
+    """What one field drafter found: record values, their evidence and confidence. Empty = not found."""
+
+    record: dict[str, object] = field(default_factory=dict)
+    evidence: dict[str, list[Evidence]] = field(default_factory=dict)
+    confidence: dict[str, Confidence] = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+
+    def put(
+        self,
+        name: str,
+        value: object,
+        quotes: list[Evidence] | None = None,
+        conf: Confidence | None = None,
+        *,
+        key: str | None = None,
+    ) -> None:
+        """Set record field `name` (None: evidence only) and file evidence under `key` (default: name)."""
+        if name and "." not in name:
+            self.record[name] = value
+        key = key or name
+        if quotes:
+            seen = self.evidence.setdefault(key, [])
+            for q in quotes:
+                if q.quote and all((q.start, q.end) != (s.start, s.end) for s in seen):
+                    seen.append(q)
+        if conf is not None:
+            self.confidence[key] = conf
+
+
+@cache
+def cues() -> dict:
+    """The cue lexicons of data/cues.json."""
+    return json.loads((Path(__file__).parent / "data" / "cues.json").read_text(encoding="utf-8"))
+
+
+def cue_pattern(phrases: list[str]) -> re.Pattern[str]:
+    """One regex for a cue list: Latin phrases match at word starts, CJK ones anywhere."""
+    parts = []
+    for p in sorted(set(phrases), key=len, reverse=True):
+        esc = re.escape(p.lower())
+        parts.append(rf"(?<![a-z0-9]){esc}" if p[:1].isascii() and p[:1].isalnum() else esc)
+    return re.compile("|".join(parts) or r"(?!)", re.I)
+
+
+@cache
+def field_cue(name: str) -> re.Pattern[str]:
+    return cue_pattern(cues()["fields"].get(name, []))
+
+
+# Which role wins when a heading names several ("Resolution and next steps" -> action_items).
+ROLE_ORDER = (
+    "skip",
+    "timeline",
+    "action_items",
+    "lessons",
+    "contributing",
+    "root_cause",
+    "trigger",
+    "detection",
+    "impact",
+    "remediation",
+    "symptoms_text",
+    "summary",
+)
+
+
+@cache
+def _heading_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    kw = cues()["heading_keywords"]
+    return tuple((role, cue_pattern(kw[role])) for role in ROLE_ORDER if role in kw)
+
+
+def heading_role_by_keyword(heading: str) -> str:
+    """A role for a heading the extractor left 'other', from keywords in it ("Root Cause of ...")."""
+    text = re.sub(r"^[\s\d.)\]】■●#-]+", "", heading).strip().lower()
+    if not text or len(text) > 80:
+        return "other"
+    for role, pattern in _heading_patterns():
+        if pattern.search(text):
+            return role
+    return "other"

@@ -1,0 +1,217 @@
+"""Identity fields: organisation and its slug, publication date, title and language."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from extractors.draft.evidence import Context, Found, confidence, evidence
+from schema.document import Document
+
+DATA = Path(__file__).parent / "data"
+
+
+@cache
+def publishers() -> dict[str, Any]:
+    return json.loads((DATA / "publishers.json").read_text(encoding="utf-8"))
+
+
+# Scripts decide the language when the detector's label contradicts them: a page whose letters are
+# a fifth Hangul is Korean whatever a statistical detector says (it misreads short mixed-script
+# pages). Kana is specific to Japanese; Han alone is not (it is also Chinese).
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_LETTER = re.compile(r"[^\W\d_]")
+SCRIPT_SHARE = 0.2  # share of letters; Korean/Japanese posts full of English code still pass 0.3+
+
+
+def detect_language(doc: Document) -> str:
+    text = doc.text[:20000]
+    letters = len(_LETTER.findall(text)) or 1
+    hangul, kana = len(_HANGUL.findall(text)), len(_KANA.findall(text))
+    if hangul / letters >= SCRIPT_SHARE and hangul > kana:
+        return "ko"
+    if kana / letters >= SCRIPT_SHARE * 0.5:  # Japanese mixes kana with kanji: kana alone is ~40%
+        return "ja"
+    lang = (doc.language or "").split("-")[0].lower()
+    if lang in ("ko", "ja") or not lang:
+        # The detector said CJK but the script disagrees (or it said nothing): Latin text.
+        return "en" if hangul + kana == 0 else (lang or "en")
+    return lang
+
+
+def draft_language(ctx: Context) -> Found:
+    found = Found()
+    lang = ctx.lang
+    method = "metadata" if lang == (doc_lang := (ctx.doc.language or "").split("-")[0]) else "rule"
+    value = max(ctx.doc.language_confidence, 0.8) if method == "metadata" else 0.85
+    found.put("", None, conf=confidence(value, method), key="language")
+    if doc_lang and lang != doc_lang:
+        found.reasons.append(f"language: script says {lang}, detector said {doc_lang}")
+    return found
+
+
+# --- organisation -------------------------------------------------------------------------------
+
+
+def _host(url: str | None) -> str:
+    if not url:
+        return ""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host.lower().rstrip(".")
+
+
+def slugify(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def domain_slug(url: str | None) -> str | None:
+    """The publisher's name as the domain spells it: blog.rust-lang.org -> rust-lang.
+
+    Shared hosts name the publisher one level down (hyperconnect.github.io) or in the first path
+    segment (medium.com/@acme)."""
+    host = _host(url)
+    if not host or re.fullmatch(r"[\d.:]+", host):
+        return None
+    data = publishers()
+    labels = host.split(".")
+    for suffix in data["hosting"]:
+        if host.endswith("." + suffix):
+            return slugify(host[: -len(suffix) - 1].split(".")[-1]) or None
+    for suffix in data["path_hosting"]:
+        if host == suffix or host.endswith("." + suffix):
+            path = urlsplit(url or "").path.strip("/").split("/")
+            return slugify(path[0].lstrip("@")) if path and path[0] else slugify(suffix.split(".")[0])
+    n = 3 if ".".join(labels[-2:]) in data["second_level"] else 2
+    core = labels[-n] if len(labels) >= n else labels[0]
+    if core in data["skip_labels"] and len(labels) > n:
+        core = labels[-n - 1]
+    return slugify(core) or None
+
+
+def _registry(url: str | None) -> dict[str, str] | None:
+    host = _host(url)
+    for suffix, entry in sorted(publishers()["hosts"].items(), key=lambda kv: -len(kv[0])):
+        if host == suffix or host.endswith("." + suffix):
+            return entry
+    return None
+
+
+def clean_site_name(name: str) -> str:
+    """Drop generic words: 'The Python Package Index Blog' -> 'Python Package Index'."""
+    words = sorted(publishers()["site_words"], key=len, reverse=True)
+    out = name.strip()
+    for _ in range(4):
+        before = out
+        for w in words:
+            out = re.sub(rf"(?i)^{re.escape(w)}(?:\s+|$)|(?:\s+|^){re.escape(w)}$", "", out).strip()
+            # CJK site words attach without a space: ペパボテックブログ
+            if not w.isascii() and out.endswith(w) and len(out) > len(w):
+                out = out[: -len(w)].strip()
+        out = out.strip(" -|·:—")
+        if out == before:
+            break
+    return out
+
+
+def draft_org(ctx: Context, source_url: str) -> Found:
+    found = Found()
+    doc = ctx.doc
+    url = doc.canonical_url or doc.url or source_url
+    entry = _registry(url)
+    slug = domain_slug(url)
+    org, method, value = None, "metadata", 0.0
+    if entry:
+        org, slug, method, value = entry["org"], entry["slug"], "metadata", 0.9
+    elif doc.site_name and (cleaned := clean_site_name(doc.site_name)):
+        org, value = cleaned, 0.75
+    elif slug:
+        org, method, value = slug, "rule", 0.5
+    if org:
+        quotes = []
+        at = doc.text.find(org)
+        if at >= 0:
+            quotes.append(evidence(doc, at, at + len(org), None))
+        found.put("org", org, quotes, confidence(value, method))
+    if slug:
+        found.put("org_slug", slug, conf=confidence(value if entry else 0.7, "metadata" if entry else "rule"))
+    return found
+
+
+# --- date ---------------------------------------------------------------------------------------
+
+_URL_DATE = re.compile(r"/((?:19|20)\d\d)[/-](\d\d)[/-](\d\d)(?:[/-]|\.html|$)")
+_ISO_DATE = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+
+
+def _valid(y: str, m: str, d: str) -> str | None:
+    try:
+        return date(int(y), int(m), int(d)).isoformat()
+    except ValueError:
+        return None
+
+
+def draft_date(ctx: Context, source_url: str) -> Found:
+    found = Found()
+    doc = ctx.doc
+    if doc.published and (m := _ISO_DATE.match(doc.published.strip())) and (iso := _valid(*m.groups())):
+        quotes = []
+        at = doc.text.find(iso)
+        if at >= 0 and at < 2000:
+            quotes.append(evidence(doc, at, at + len(iso), None))
+        found.put("date", iso, quotes, confidence(0.9, "metadata"))
+        found.put("date_kind", "published")
+        return found
+    # Blogs put the publication date in the URL (/2023/02/08/slug); incident logs put the incident
+    # date there (/incidents/2020-09-21-...), so a dashed date after an "incident" path is skipped.
+    url = doc.canonical_url or doc.url or source_url or ""
+    path = urlsplit(url).path if url else ""
+    m = _URL_DATE.search(path)
+    if m and "incident" not in path[: m.start()].lower() and (iso := _valid(*m.groups())):
+        found.put("date", iso, [], confidence(0.7, "rule"))
+        found.put("date_kind", "published")
+    return found
+
+
+# --- title --------------------------------------------------------------------------------------
+
+
+def clean_title(title: str, site_name: str | None) -> str:
+    title = re.sub(r"\s+", " ", title).strip()
+    for sep in (" | ", " - ", " – ", " — ", " :: ", " · "):
+        if sep in title:
+            head, _, tail = title.rpartition(sep)
+            tail_sq = tail.strip().lower()
+            if site_name and (tail_sq == site_name.strip().lower() or tail_sq in site_name.lower()):
+                title = head.strip()
+    return title
+
+
+def draft_title(ctx: Context) -> Found:
+    found = Found()
+    doc = ctx.doc
+    title = clean_title(doc.title, doc.site_name) if doc.title else None
+    heading_blocks = [b for b in ctx.blocks if b.kind == "heading"]
+    if not title and heading_blocks:
+        b = min(heading_blocks, key=lambda b: (b.level, b.start))
+        title = doc.text[b.start : b.end].strip()
+    if not title:
+        return found
+    at = doc.text.find(title)
+    if at >= 0:
+        found.put(
+            "title", {ctx.lang: title}, [evidence(doc, at, at + len(title))], confidence(0.9, "metadata")
+        )
+    else:
+        found.put("title", {ctx.lang: title}, [], confidence(0.8, "metadata"))
+    return found

@@ -1,0 +1,125 @@
+"""Localized text fields, extractive: summary, trigger, detection, symptoms_text, lessons."""
+
+from __future__ import annotations
+
+from extractors.draft.evidence import (
+    Context,
+    Found,
+    Sentence,
+    confidence,
+    field_cue,
+    sentence_evidence,
+    squeeze,
+)
+
+# Readable lengths (characters) a reviewer can check at a glance; CJK packs ~2.5x more per
+# character, so the budget is scaled down for ko/ja. Chosen by reading drafts of the dev corpus:
+# 600 keeps two or three sentences of an English summary.
+MAX_CHARS = {"summary": 600, "trigger": 400, "detection": 400, "symptoms_text": 500, "lessons": 600}
+CJK_FACTOR = 0.5
+MAX_CUE_SENTENCES = 2
+# A block shorter than this at the top of a page is a byline, date or label, not a summary.
+MIN_LEAD_CHARS = 40
+
+# Where cue sentences count most when no section has the field's role.
+CUE_ROLE_WEIGHT = {
+    "trigger": {"root_cause": 2.0, "summary": 1.5, "timeline": 1.2, "trigger": 3.0},
+    "detection": {"timeline": 2.0, "detection": 3.0, "summary": 1.2},
+    "symptoms_text": {"impact": 2.0, "summary": 1.5, "timeline": 1.0, "symptoms_text": 3.0},
+    "lessons": {"lessons": 3.0, "action_items": 1.2, "other": 1.0, "contributing": 1.5},
+}
+
+
+def budget(name: str, lang: str) -> int:
+    n = MAX_CHARS.get(name, 500)
+    return int(n * CJK_FACTOR) if lang in ("ko", "ja", "zh") else n
+
+
+def take(sentences: list[Sentence], limit: int) -> list[Sentence]:
+    """Sentences in order until the budget is spent; always at least one."""
+    out: list[Sentence] = []
+    used = 0
+    for s in sentences:
+        if out and used + len(s.text) > limit:
+            break
+        out.append(s)
+        used += len(s.text) + 1
+    return out
+
+
+def join(sentences: list[Sentence]) -> str:
+    # Sentences of one block join with a space, blocks with a blank line (as in the seed record).
+    parts: list[str] = []
+    last_block = None
+    for s in sentences:
+        if parts and last_block is not None and s.block != last_block:
+            parts.append("\n\n")
+        elif parts:
+            parts.append(" ")
+        parts.append(squeeze(s.text))
+        last_block = s.block
+    return "".join(parts)
+
+
+def _lead(ctx: Context) -> list[Sentence]:
+    """The opening paragraph(s) of the body: what a summary falls back to."""
+    out = [
+        s for s in ctx.sentences if s.role not in ("skip",) and s.kind in ("paragraph", "quote", "list_item")
+    ]
+    blocks_seen: dict[int, int] = {}
+    for s in out:
+        blocks_seen[s.block] = blocks_seen.get(s.block, 0) + len(s.text)
+    out = [s for s in out if blocks_seen[s.block] >= MIN_LEAD_CHARS]
+    # Stay under the first heading the lead starts in: later sections are not the summary.
+    return [s for s in out if s.heading == out[0].heading] if out else []
+
+
+def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> list[Sentence]:
+    pattern = field_cue(name)
+    weights = CUE_ROLE_WEIGHT.get(name, {})
+    scored = []
+    for i, s in enumerate(ctx.sentences):
+        if s.role == "skip" or len(s.text) < 15:
+            continue
+        hits = len(pattern.findall(s.text.lower()))
+        if hits:
+            scored.append((-(hits * weights.get(s.role, 0.8)), i, s))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    chosen = sorted((t for t in scored[:limit]), key=lambda t: t[1])
+    return [t[2] for t in chosen]
+
+
+def draft_text_field(ctx: Context, name: str) -> Found:
+    found = Found()
+    lang = ctx.lang
+    limit = budget(name, lang)
+    in_section = [s for s in ctx.by_role(name) if s.kind != "code"]
+    if in_section:
+        chosen, conf = take(in_section, limit), confidence(0.75, "heading")
+    elif name == "summary":
+        chosen, conf = take(_lead(ctx), limit), confidence(0.6, "rule")
+    else:
+        chosen, conf = take(cue_sentences(ctx, name), limit), confidence(0.4, "cue")
+    if chosen:
+        found.put(name, {lang: join(chosen)}, [sentence_evidence(ctx, s) for s in chosen], conf)
+    return found
+
+
+def draft_summary(ctx: Context) -> Found:
+    return draft_text_field(ctx, "summary")
+
+
+def draft_trigger(ctx: Context) -> Found:
+    return draft_text_field(ctx, "trigger")
+
+
+def draft_detection(ctx: Context) -> Found:
+    return draft_text_field(ctx, "detection")
+
+
+def draft_symptoms_text(ctx: Context) -> Found:
+    return draft_text_field(ctx, "symptoms_text")
+
+
+def draft_lessons(ctx: Context) -> Found:
+    return draft_text_field(ctx, "lessons")
