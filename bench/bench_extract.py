@@ -8,7 +8,10 @@ from bs4 import BeautifulSoup
 
 from schema.document import Block, Document, ExtractorInfo, Section
 
-DROP = "nav, header, footer, aside, form, script, style, .share, .related, .comments, .tags, .breadcrumbs, .byline, .post-meta, .page-footer, .toc, #cookie-banner, .banner, .topbar, .sidebar, .sidebar-left, h1"
+DROP = (
+    "nav, header, footer, aside, form, script, style, .share, .related, .comments, .tags, .breadcrumbs,"
+    " .byline, .post-meta, .page-footer, .toc, #cookie-banner, .banner, .topbar, .sidebar, h1"
+)
 
 
 def _role(heading: str, lang: str | None) -> str:
@@ -30,9 +33,8 @@ def extract_document(data: bytes, *, url: str | None = None, content_type: str |
         el.decompose()
     text, blocks = "", []
     for el in soup.body.find_all(["h2", "h3", "h4", "h5", "h6", "p", "li", "tr", "pre", "blockquote"]):
-        if el.find_parent(["li", "blockquote", "pre"]) and el.name in ("p", "li"):
-            if el.name == "p":
-                continue
+        if el.name == "p" and el.find_parent(["li", "blockquote", "pre"]):
+            continue
         if el.name == "tr":
             s = " | ".join(c.get_text(" ", strip=True) for c in el.find_all(["td", "th"]))
         else:
