@@ -1,0 +1,53 @@
+"""raw/ledger.sqlite: per source URL, the last snapshot digest and the draft made from it.
+
+A derived index for speed: a re-run decides `duplicate` / `unchanged` without extracting again.
+Losing it costs only speed: the queue's content-derived draft ids still catch every duplicate.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Entry:
+    url: str
+    digest: str
+    draft_id: str
+    snapshot: str | None
+
+
+class Ledger:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        with closing(self._connect()) as db, db:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS sources (url TEXT PRIMARY KEY, digest TEXT NOT NULL,"
+                " draft_id TEXT NOT NULL, snapshot TEXT)"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=60)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    def get(self, url: str) -> Entry | None:
+        with closing(self._connect()) as db:
+            row = db.execute(
+                "SELECT url, digest, draft_id, snapshot FROM sources WHERE url = ?", (url,)
+            ).fetchone()
+        return Entry(*row) if row else None
+
+    def put(self, entry: Entry) -> None:
+        with closing(self._connect()) as db, db:
+            db.execute(
+                "INSERT INTO sources (url, digest, draft_id, snapshot) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(url) DO UPDATE SET digest=excluded.digest, draft_id=excluded.draft_id,"
+                " snapshot=excluded.snapshot",
+                (entry.url, entry.digest, entry.draft_id, entry.snapshot),
+            )
