@@ -1,1 +1,8 @@
-"""Pure transforms: page bytes -> Document -> Draft. No network, disk, clock or Prefect."""
+"""Pure extraction: page bytes to Document (and, in extractors/draft/, Document to Draft)."""
+
+from __future__ import annotations
+
+from extractors.extract import extract_document, sniff_format
+from extractors.options import ExtractOptions
+
+__all__ = ["ExtractOptions", "extract_document", "sniff_format"]

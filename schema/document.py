@@ -78,6 +78,7 @@ class Document(_Frozen):
     sections: list[Section] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     extractor: ExtractorInfo
+    encoding: str | None = None  # how the bytes were decoded ("utf-8", "cp949", "iso2022_jp", ...)
     warnings: list[str] = Field(default_factory=list)
 
     def block_text(self, block: Block) -> str:

@@ -1,0 +1,214 @@
+"""extract_document: bytes and headers in, Document out; picks the HTML, Markdown or plain-text path."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from importlib import metadata as importlib_metadata
+from urllib.parse import urljoin, urlsplit
+
+from extractors import html as html_path
+from extractors.decode import decode_bytes
+from extractors.language import detect_language
+from extractors.layout import TextBuilder
+from extractors.limits import check_bytes
+from extractors.markdown import parse_markdown
+from extractors.metadata import Metadata, front_matter_metadata, iso_date, read_metadata
+from extractors.options import ExtractOptions
+from extractors.plaintext import parse_plaintext
+from extractors.sections import build_sections
+from schema.document import Document, ExtractorInfo, Link
+from schema.errors import ExtractionError
+
+_MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdown", ".mkd", ".mdx", ".md.erb")
+_TEXT_SUFFIXES = (".txt", ".text", ".asc")
+_HTML_SNIFF = re.compile(
+    r"^\s*(?:<!doctype\s+html|<html|<head|<body|<meta|<title|<!--|<div|<article|<p[\s>])", re.I
+)
+_MD_SNIFF = re.compile(r"\A(?:---\s*\n|\+\+\+\s*\n)|^#{1,6} \S|^```|^\s*[-*] \S.*\n\s*[-*] \S", re.M)
+# Fewer letters than this in the whole article is no article: a page that is only navigation
+# leaves a few link labels ("Home", "About") once trafilatura has dropped the menus
+_MIN_ARTICLE_LETTERS = 40
+
+
+@lru_cache(maxsize=8)
+def _version(dist: str) -> str:
+    try:
+        return importlib_metadata.version(dist)
+    except importlib_metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def sniff_format(data: bytes, url: str | None, content_type: str | None) -> str:
+    """ "html", "markdown" or "text": a Markdown suffix beats text/plain (raw git hosts serve .md so)."""
+    mime = (content_type or "").split(";")[0].strip().lower()
+    path = urlsplit(url).path.lower() if url and "://" in url else (url or "").lower()
+    if path.endswith(_MARKDOWN_SUFFIXES) or mime in ("text/markdown", "text/x-markdown"):
+        return "markdown"
+    if mime in ("text/html", "application/xhtml+xml", "application/xml", "text/xml"):
+        return "html"
+    if path.endswith((".html", ".htm", ".xhtml")):
+        return "html"
+    head = data[:2048].decode("latin-1").lstrip("\ufeff\xef\xbb\xbf")
+    if path.endswith(_TEXT_SUFFIXES) or mime == "text/plain":
+        return (
+            "markdown" if mime == "text/plain" and _MD_SNIFF.search(head) and "\x1b" not in head else "text"
+        )
+    if _HTML_SNIFF.match(head):
+        return "html"
+    return "markdown" if _MD_SNIFF.search(head) else "text"
+
+
+def extract_document(
+    data: bytes,
+    *,
+    url: str | None = None,
+    content_type: str | None = None,
+    options: ExtractOptions | None = None,
+) -> Document:
+    """The article of one page as a Document; raises ExtractionError with the reason when there is none."""
+    options = options or ExtractOptions()
+    check_bytes(data, options.max_bytes)
+    fmt = sniff_format(data, url, content_type)
+    text, encoding, warnings = decode_bytes(data, content_type)
+    if "\x00" in text:
+        raise ExtractionError("binary content")
+    if fmt == "html":
+        builder, links, info, meta = _from_html(text, url, options, warnings)
+    elif fmt == "markdown":
+        front, builder, links = parse_markdown(text)
+        meta = front_matter_metadata(front)
+        info = ExtractorInfo(name="markdown", version=f"markdown-it-py {_version('markdown-it-py')}")
+    else:
+        builder, signed = parse_plaintext(text)
+        links = []
+        meta = Metadata()
+        if signed:
+            warnings.append("PGP clear-signed text: signature stripped, not verified")
+        info = ExtractorInfo(name="plain", version=f"incident-ingest {_version('incident-ingest')}")
+    return _document(builder, links, info, meta, url, encoding, warnings)
+
+
+def _from_html(
+    text: str, url: str | None, options: ExtractOptions, warnings: list[str]
+) -> tuple[TextBuilder, list[Link], ExtractorInfo, Metadata]:
+    tree = html_path.parse_html(text)
+    depth = html_path.tree_depth(tree, html_path.LIBXML2_MAX_DEPTH)
+    meta = read_metadata(tree)
+    visible = html_path.visible_text_length(tree)
+    body, traf = html_path.run_trafilatura(tree, url, options)
+    builder = TextBuilder()
+    links: list[Link] = []
+    if body is not None:
+        html_path.walk_trafilatura(body, builder, links)
+    name, version = "trafilatura", _version("trafilatura")
+    if traf is not None:
+        meta.title = meta.title or getattr(traf, "title", None)
+        meta.author = meta.author or getattr(traf, "author", None)
+        meta.site_name = meta.site_name or getattr(traf, "sitename", None)
+        meta.published = meta.published or iso_date(getattr(traf, "date", None))
+        meta.license = meta.license or getattr(traf, "license", None)
+    if len(builder) < max(options.min_text_chars, options.fallback_ratio * visible):
+        fallback = html_path.run_readability(text)
+        if fallback is not None:
+            other = TextBuilder()
+            other_links: list[Link] = []
+            html_path.walk_html(fallback, other, other_links)
+            if len(other) > len(builder):
+                warnings.append(
+                    f"main extraction kept {len(builder)} of {visible} visible characters; used readability"
+                )
+                builder, links = other, other_links
+                name, version = "readability", _version("readability-lxml")
+    builder = _reread_preformatted(builder)
+    if depth >= html_path.LIBXML2_MAX_DEPTH:
+        warnings.append(f"markup nested {depth}+ levels deep; libxml2 drops what lies deeper")
+        if _letters(builder) < _MIN_ARTICLE_LETTERS:
+            raise ExtractionError(
+                f"no article text found: markup nested deeper than {html_path.LIBXML2_MAX_DEPTH} levels"
+            )
+    return builder, links, ExtractorInfo(name=name, version=version), meta
+
+
+def _reread_preformatted(builder: TextBuilder) -> TextBuilder:
+    """A plain-text report served as one <pre> is prose, not code: re-read it as plain text."""
+    text = builder.text
+    code = [b for b in builder.blocks if b.kind == "code"]
+    code_chars = sum(b.end - b.start for b in code)
+    if not code or code_chars < 0.8 * len(text):
+        return builder
+    longest = max(code, key=lambda b: b.end - b.start)
+    body = text[longest.start : longest.end]
+    lines = [line for line in body.splitlines() if line.strip()]
+    codey = sum(
+        1
+        for line in lines
+        if re.search(r"[{};]\s*$|^\s*[$#>] |=>|\)\s*\{|^\s*(?:def|class|import|return) ", line)
+    )
+    if not lines or codey > 0.1 * len(lines):
+        return builder
+    out = TextBuilder()
+    for block in builder.blocks:
+        if block is longest:
+            reread, _ = parse_plaintext(body)
+            for b in reread.blocks:
+                out.add(b.kind, reread.text[b.start : b.end], b.level)
+        else:
+            out.add(block.kind, text[block.start : block.end], block.level)
+    return out
+
+
+def _letters(builder: TextBuilder) -> int:
+    return len(re.findall(r"[^\W\d_]", builder.text))
+
+
+def _document(
+    builder: TextBuilder,
+    links: list[Link],
+    info: ExtractorInfo,
+    meta: Metadata,
+    url: str | None,
+    encoding: str,
+    warnings: list[str],
+) -> Document:
+    if _letters(builder) < _MIN_ARTICLE_LETTERS:
+        raise ExtractionError("no article text found")
+    text = builder.text
+    prose = "\n".join(text[b.start : b.end] for b in builder.blocks if b.kind != "code")
+    lang, confidence = detect_language(prose, meta.lang)
+    title = meta.title
+    if not title:
+        first = next((b for b in builder.blocks if b.kind == "heading"), None)
+        title = text[first.start : first.end] if first is not None else None
+    base = meta.canonical_url or url
+    if base and "://" in base:
+        links = [link.model_copy(update={"url": urljoin(base, link.url)}) for link in links]
+    return Document(
+        url=url,
+        canonical_url=meta.canonical_url,
+        title=title,
+        site_name=meta.site_name,
+        author=meta.author,
+        published=meta.published,
+        updated=meta.updated,
+        license=meta.license,
+        language=lang,
+        language_confidence=confidence,
+        text=text,
+        blocks=builder.blocks,
+        sections=build_sections(text, builder.blocks, lang, title=title),
+        links=_dedupe(links),
+        extractor=info,
+        encoding=encoding,
+        warnings=warnings,
+    )
+
+
+def _dedupe(links: list[Link]) -> list[Link]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for link in links:
+        if link.url and (link.url, link.text) not in seen and not link.url.startswith(("javascript:", "#")):
+            seen.add((link.url, link.text))
+            out.append(link)
+    return out

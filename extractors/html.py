@@ -1,0 +1,315 @@
+"""HTML pages: trafilatura's main-content tree to blocks, with a readability-lxml fallback.
+
+The cascade, in order:
+1. trafilatura `bare_extraction` with our options (fast, no comments); its XML-like body keeps
+   headings, lists, tables and code, which we walk into blocks.
+2. readability-lxml, when step 1 found nothing or far less than the page's visible text; its
+   HTML is walked the same way. The longer of the two wins, and `extractor.name` says which.
+3. A page that is one <pre> (a plain-text report served as HTML) is re-read as plain text, so
+   its headings and paragraphs survive.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+
+from lxml import etree, html
+
+from extractors.layout import TextBuilder, clean_inline
+from extractors.options import ExtractOptions
+from schema.document import BlockKind, Link
+from schema.errors import ExtractionError
+
+log = logging.getLogger(__name__)
+
+# libxml2 stops building the tree at this depth and drops what lies deeper; a page that hits it
+# is reported rather than silently half-read
+LIBXML2_MAX_DEPTH = 255
+_HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
+_INVISIBLE = {"script", "style", "noscript", "template", "head", "svg", "iframe"}
+_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~])")
+
+
+class Extracted:
+    """Blocks, links and the extractor path taken for one HTML page."""
+
+    def __init__(self, builder: TextBuilder, links: list[Link], name: str, version: str) -> None:
+        self.builder = builder
+        self.links = links
+        self.name = name
+        self.version = version
+
+
+def parse_html(text: str) -> html.HtmlElement:
+    """lxml tree of a page; raises ExtractionError when nothing parseable is there."""
+    from trafilatura.utils import load_html
+
+    tree = load_html(text)
+    if tree is None:
+        raise ExtractionError("no article text found: unparseable HTML")
+    return tree
+
+
+def visible_text_length(tree: html.HtmlElement) -> int:
+    """Characters of text a reader could see (scripts, styles and the head left out)."""
+    body = tree.find(".//body")
+    root = body if body is not None else tree
+    total = 0
+    for node in root.iter():
+        if not isinstance(node.tag, str) or node.tag in _INVISIBLE:
+            continue
+        parent = node.getparent()
+        if node.text and not (parent is not None and parent.tag in _INVISIBLE):
+            total += len(node.text.strip())
+        if node.tail and not (parent is not None and parent.tag in _INVISIBLE):
+            total += len(node.tail.strip())
+    return total
+
+
+def tree_depth(tree: html.HtmlElement, limit: int) -> int:
+    """Depth of the deepest element, stopping once `limit` is reached (iterative, no recursion)."""
+    deepest = 0
+    stack: list[tuple[etree._Element, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest >= limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in node)
+    return deepest
+
+
+def run_trafilatura(
+    page: str | html.HtmlElement, url: str | None, options: ExtractOptions
+) -> tuple[etree._Element | None, object]:
+    """trafilatura's body element (or None) and its metadata document; a tree passed in is consumed."""
+    import trafilatura
+
+    doc = trafilatura.bare_extraction(
+        page,
+        url=url,
+        fast=options.fast,
+        favor_precision=options.favor_precision,
+        favor_recall=options.favor_recall,
+        include_comments=False,
+        include_tables=options.include_tables,
+        include_links=options.include_links,
+        include_formatting=False,
+        with_metadata=True,
+        deduplicate=False,
+        # no guessing dates from the article's prose: a 2004 report quoting a 2003 CVE is not
+        # from 2003; meta tags, JSON-LD, <time> and URLs are what a page says about itself
+        date_extraction_params={"extensive_search": False, "original_date": True},
+    )
+    if doc is None:
+        return None, None
+    return getattr(doc, "body", None), doc
+
+
+def walk_trafilatura(body: etree._Element, builder: TextBuilder, links: list[Link]) -> None:
+    """trafilatura's body (head/p/list/item/table/row/cell/code/quote) to blocks."""
+    for el in body:
+        _walk_tei(el, builder, links, 0)
+
+
+def _inline(el: etree._Element, links: list[Link], skip: frozenset[str] = frozenset()) -> str:
+    """Text of an element without the children whose tag is in `skip`; collects <ref> links."""
+    parts: list[str] = []
+    if el.text:
+        parts.append(el.text)
+    for child in el:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in skip or tag == "lb":
+            parts.append(" ")
+        else:
+            if tag == "ref" and child.get("target"):
+                links.append(Link(url=child.get("target", ""), text=clean_inline("".join(child.itertext()))))
+            parts.append(_inline(child, links))
+        if child.tail:
+            parts.append(child.tail)
+    return "".join(parts)
+
+
+def _walk_tei(el: etree._Element, builder: TextBuilder, links: list[Link], depth: int) -> None:
+    tag = el.tag if isinstance(el.tag, str) else ""
+    if tag == "head":
+        rend = el.get("rend") or "h2"
+        level = int(rend[1]) if len(rend) == 2 and rend[0] == "h" and rend[1].isdigit() else 2
+        builder.add("heading", _inline(el, links), level)
+    elif tag == "list":
+        for item in el:
+            if item.tag == "item":
+                builder.add("list_item", _inline(item, links, frozenset({"list"})), depth + 1)
+                for sub in item:
+                    if sub.tag == "list":
+                        _walk_tei(sub, builder, links, depth + 1)
+            elif item.tag == "list":
+                _walk_tei(item, builder, links, depth + 1)
+            else:
+                _walk_tei(item, builder, links, depth)
+    elif tag == "table":
+        for row in el.iter("row"):
+            cells = [clean_inline(_inline(cell, links)) for cell in row if cell.tag == "cell"]
+            builder.add("table_row", " | ".join(c for c in cells if c))
+    elif tag == "code":
+        builder.add("code", "".join(el.itertext()))
+    elif tag == "quote":
+        if any(child.tag in ("p", "list", "head", "code") for child in el):
+            before = len(builder.blocks)
+            for child in el:
+                _walk_tei(child, builder, links, depth)
+            if len(builder.blocks) == before and el.text:
+                builder.add("quote", el.text)
+        else:
+            builder.add("quote", _inline(el, links))
+    elif tag in ("p", "div", "item", "cell", "row", "hi", "ref"):
+        # <code> inside a paragraph is inline; only a top-level <code> is a code block
+        if any(isinstance(c.tag, str) and c.tag in ("list", "table", "head", "quote", "p") for c in el):
+            if el.text and el.text.strip():
+                builder.add("paragraph", el.text)
+            for child in el:
+                _walk_tei(child, builder, links, depth)
+                if child.tail and child.tail.strip():
+                    builder.add("paragraph", child.tail)
+        else:
+            builder.add("paragraph", _inline(el, links))
+    elif tag == "graphic":
+        return
+    else:
+        builder.add("paragraph", _inline(el, links))
+
+
+# --- HTML (readability's output, or a plain page) to blocks -------------------------------------
+
+_BLOCK_TAGS = {
+    "p", "div", "section", "article", "main", "header", "footer", "aside", "blockquote", "pre",
+    "ul", "ol", "li", "dl", "dt", "dd", "table", "tr", "td", "th", "thead", "tbody", "tfoot",
+    "h1", "h2", "h3", "h4", "h5", "h6", "figure", "figcaption", "form", "nav", "hr", "br", "body", "html",
+}  # fmt: skip
+
+
+def walk_html(root: etree._Element, builder: TextBuilder, links: list[Link]) -> None:
+    """Generic HTML to blocks: headings, paragraphs, list items (nesting depth), rows, pre, quotes."""
+    _walk_html(root, builder, links, 0)
+
+
+def _text_of(el: etree._Element, links: list[Link]) -> str:
+    parts: list[str] = []
+    for node in _iter_inline(el, links):
+        parts.append(node)
+    return "".join(parts)
+
+
+def _iter_inline(el: etree._Element, links: list[Link]) -> Iterator[str]:
+    if el.text:
+        yield el.text
+    for child in el:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in _INVISIBLE:
+            pass
+        elif tag == "br":
+            yield " "
+        else:
+            if tag == "a" and child.get("href"):
+                links.append(Link(url=child.get("href", ""), text=clean_inline("".join(child.itertext()))))
+            yield from _iter_inline(child, links)
+        if child.tail:
+            yield child.tail
+
+
+def _has_block_child(el: etree._Element) -> bool:
+    return any(isinstance(c.tag, str) and c.tag in _BLOCK_TAGS and c.tag != "br" for c in el)
+
+
+def _walk_html(el: etree._Element, builder: TextBuilder, links: list[Link], depth: int) -> None:
+    tag = el.tag if isinstance(el.tag, str) else ""
+    if tag in _INVISIBLE or not tag:
+        return
+    if tag in _HEADING_TAGS:
+        builder.add("heading", _text_of(el, links), int(tag[1]))
+        return
+    if tag == "pre":
+        builder.add("code", "".join(el.itertext()))
+        return
+    if tag in ("ul", "ol", "dl"):
+        for child in el:
+            if child.tag in ("li", "dt", "dd"):
+                kind: BlockKind = "list_item"
+                text = "".join(_inline_skip_lists(child, links))
+                builder.add(kind, text, depth + 1)
+                for sub in child:
+                    if sub.tag in ("ul", "ol", "dl"):
+                        _walk_html(sub, builder, links, depth + 1)
+            else:
+                _walk_html(child, builder, links, depth)
+        return
+    if tag == "tr":
+        cells = [clean_inline(_text_of(c, links)) for c in el if c.tag in ("td", "th")]
+        builder.add("table_row", " | ".join(c for c in cells if c))
+        return
+    if tag == "blockquote" and not _has_block_child(el):
+        builder.add("quote", _text_of(el, links))
+        return
+    if _has_block_child(el):
+        if el.text and el.text.strip():
+            builder.add("paragraph", el.text)
+        run: list[str] = []
+        for child in el:
+            ctag = child.tag if isinstance(child.tag, str) else ""
+            if ctag in _BLOCK_TAGS and ctag != "br":
+                if run:
+                    builder.add("paragraph", "".join(run))
+                    run = []
+                _walk_html(child, builder, links, depth)
+            elif ctag not in _INVISIBLE and ctag:
+                run.append("".join(_iter_inline(child, links)))
+            if child.tail:
+                run.append(child.tail)
+        if run:
+            builder.add("paragraph", "".join(run))
+        return
+    builder.add("quote" if tag == "blockquote" else "paragraph", _text_of(el, links))
+
+
+def _inline_skip_lists(el: etree._Element, links: list[Link]) -> Iterator[str]:
+    if el.text:
+        yield el.text
+    for child in el:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in ("ul", "ol"):
+            yield " "
+        elif tag in _INVISIBLE:
+            pass
+        elif tag in ("br", "p", "div"):
+            yield " "
+            yield from _inline_skip_lists(child, links)
+        else:
+            if tag == "a" and child.get("href"):
+                links.append(Link(url=child.get("href", ""), text=clean_inline("".join(child.itertext()))))
+            yield from _iter_inline(child, links)
+        if child.tail:
+            yield child.tail
+
+
+def run_readability(text: str) -> etree._Element | None:
+    """readability-lxml's main-content element, or None when it finds nothing."""
+    from readability import Document as Readability
+
+    try:
+        summary = Readability(text).summary(html_partial=True)
+    except Exception as exc:  # readability raises bare Exceptions on odd markup
+        log.debug("readability failed: %s", exc)
+        return None
+    if not summary or not summary.strip():
+        return None
+    try:
+        return html.fragment_fromstring(summary, create_parent="div")
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def unescape_markdown(text: str) -> str:
+    r"""Undo Markdown backslash escapes (`tcp\_mem`) left by Markdown output, before matching."""
+    return _MD_ESCAPE.sub(r"\1", text)

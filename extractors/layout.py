@@ -1,0 +1,65 @@
+"""Blocks to text: one string with every block's offsets, laid out so quotes read naturally."""
+
+from __future__ import annotations
+
+import re
+
+from schema.document import Block, BlockKind
+
+_TIGHT = {"list_item", "table_row"}  # consecutive items of these kinds are separated by one newline
+
+
+def clean_inline(text: str) -> str:
+    """Collapse runs of whitespace (newlines included) to one space; keep ideographic spaces."""
+    return re.sub(r"[\s\u00a0\u200b]+", " ", text.replace("\u3000", " ")).strip()
+
+
+class TextBuilder:
+    """Appends blocks to one text: "\\n\\n" between blocks, "\\n" inside a run of list items or rows."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._length = 0
+        self.blocks: list[Block] = []
+
+    def add(self, kind: BlockKind, text: str, level: int = 0) -> Block | None:
+        text = text.strip("\n") if kind == "code" else clean_inline(text)
+        if kind == "code":
+            text = "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+        if not text.strip():
+            return None
+        if self.blocks:
+            prev = self.blocks[-1].kind
+            sep = "\n" if kind in _TIGHT and prev == kind else "\n\n"
+            self._parts.append(sep)
+            self._length += len(sep)
+        block = Block(kind=kind, start=self._length, end=self._length + len(text), level=level)
+        self._parts.append(text)
+        self._length += len(text)
+        self.blocks.append(block)
+        return block
+
+    @property
+    def text(self) -> str:
+        return "".join(self._parts)
+
+    def __len__(self) -> int:
+        return self._length
+
+
+_CJK_END = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]$")
+_CJK_START = re.compile(r"^[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def join_lines(text: str) -> str:
+    """Unwrap hard-wrapped lines: a space between them, none between two Japanese/Chinese characters."""
+    if "\n" not in text:
+        return text
+    out = ""
+    for line in (line.strip() for line in text.split("\n")):
+        if not line:
+            continue
+        if out and not (_CJK_END.search(out) and _CJK_START.match(line)):
+            out += " "
+        out += line
+    return out

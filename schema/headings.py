@@ -1,0 +1,122 @@
+"""The section heading lexicon (schema/headings.json) and the fuzzy match from a heading to its role."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+from typing import get_args
+
+from schema.document import SectionRole
+
+_LEXICON = Path(__file__).with_name("headings.json")
+_ROLES = set(get_args(SectionRole))
+
+# Numbering and decoration that precede a heading: "3.", "3.2)", "(1)", "IV.", "第2章", "①", "Step 3:".
+_NUMBERING = re.compile(
+    r"""^(?:
+        (?:step|part|chapter|section|phase)\s*\d+\s*[:.\-)]?\s*
+      | 第\s*[0-9一二三四五六七八九十百]+\s*[章節部項回]\s*[:.、]?\s*
+      | [(\[]\s*(?:\d{1,3}|[a-z]|[ivx]{1,5})\s*[)\]]\s*
+      | (?:\d{1,3}(?:[.\-]\d{1,3})*|[ivx]{1,5}|[a-z])\s*[.)、:]\s*
+      | \d{1,3}(?:\.\d{1,3})+\s+
+      | \d{1,3}\s+(?=\D)
+      | [\u2460-\u2473\u2776-\u277f]\s*
+    )""",
+    re.X,
+)
+_DECORATION = re.compile(
+    r"[\u3010\u3011\u25a0-\u25ff\u2605\u2606\u25b6\u25b7\u2022\u30fb#*=_~`\"'\u300c\u300d\u300e\u300f]+"
+)
+_TRAILING = re.compile(r"[\s:?!.\u3002\uff1a\uff1f\uff01\u2026]+$")
+_SPACES = re.compile(r"\s+")
+# a phrase of this many characters or more may match inside a longer heading ("Root cause of the
+# outage"); shorter ones ("Fix", "Cause", "原因") only as whole words, or whole CJK headings' parts
+_MIN_CONTAINED = 4
+# difflib ratio for typo-level matches ("Root-cause analyis"); 0.85 keeps "Summary"/"Summery" (0.857) and
+# rejects "Status" vs "Statistics" on our fixtures
+_FUZZY_RATIO = 0.85
+
+
+def normalize_heading(heading: str) -> str:
+    """Case-folded, width-folded heading without numbering, brackets or trailing punctuation."""
+    text = unicodedata.normalize("NFKC", heading).casefold().strip()
+    text = _DECORATION.sub(" ", text).strip()
+    for _ in range(3):  # "1. (a) Timeline" carries two layers
+        stripped = _NUMBERING.sub("", text, count=1).strip()
+        if stripped == text or not stripped:
+            break
+        text = stripped
+    text = _TRAILING.sub("", text)
+    text = text.replace("\u2019", "'").replace("-", " ")
+    return _SPACES.sub(" ", text).strip()
+
+
+def _is_cjk(text: str) -> bool:
+    return any(
+        "\u3040" <= ch <= "\u30ff" or "\u4e00" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7a3" for ch in text
+    )
+
+
+class _Lexicon:
+    def __init__(self, data: dict[str, object]) -> None:
+        roles = data["roles"]
+        skip = data.get("skip", {})
+        primary = data.get("primary", {})
+        assert isinstance(roles, dict) and isinstance(skip, dict) and isinstance(primary, dict)
+        # normalized form -> (lang, role); the first role wins unless `primary` says otherwise
+        self.exact: dict[str, tuple[str, SectionRole]] = {}
+        for role, langs in roles.items():
+            if role not in _ROLES:
+                raise ValueError(f"headings.json: unknown role {role!r}")
+            for lang, forms in langs.items():
+                for form in forms:
+                    key = normalize_heading(form)
+                    chosen = primary.get(f"{lang}:{form}", role)
+                    if key and (key not in self.exact or f"{lang}:{form}" in primary):
+                        self.exact[key] = (lang, chosen)
+        for lang, forms in skip.items():
+            for form in forms:
+                key = normalize_heading(form)
+                if key:
+                    self.exact.setdefault(key, (lang, "skip"))
+        # longest first, so "root cause analysis" beats "cause" inside a longer heading
+        self.phrases = sorted(self.exact.items(), key=lambda kv: -len(kv[0]))
+
+    def match(self, heading: str, lang: str | None) -> SectionRole:
+        key = normalize_heading(heading)
+        if not key:
+            return "other"
+        if key in self.exact:
+            return self.exact[key][1]
+        best: tuple[int, int, SectionRole] | None = None
+        for phrase, (plang, role) in self.phrases:
+            if len(phrase) > len(key):
+                continue
+            if _is_cjk(phrase):
+                found = phrase in key and (len(phrase) >= 2)
+            elif len(phrase) >= _MIN_CONTAINED or " " in phrase:
+                found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", key) is not None
+            else:
+                found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", key) is not None and len(key) <= 24
+            if found:
+                rank = (len(phrase), 1 if lang and plang == lang else 0, role)
+                if best is None or rank[:2] > best[:2]:
+                    best = rank
+        if best is not None:
+            return best[2]
+        close = difflib.get_close_matches(key, list(self.exact), n=1, cutoff=_FUZZY_RATIO)
+        return self.exact[close[0]][1] if close else "other"
+
+
+@lru_cache(maxsize=1)
+def _lexicon() -> _Lexicon:
+    return _Lexicon(json.loads(_LEXICON.read_text(encoding="utf-8")))
+
+
+def heading_role(heading: str, lang: str | None = None) -> SectionRole:
+    """The record field a section heading feeds ("3. Root Cause Analysis" -> "root_cause")."""
+    return _lexicon().match(heading, lang)
