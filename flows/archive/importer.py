@@ -1,0 +1,184 @@
+"""Importing a WARC made elsewhere (wget, ArchiveBox, Browsertrix, Webrecorder) into raw/."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from filelock import FileLock
+from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
+
+from flows.archive.capture import Capture
+from flows.archive.index import Index
+from flows.archive.warc import IMPORTED_DIR, capture_id
+from flows.fetch.content import media_type
+from flows.fetch.urls import canonicalize_url
+from schema.errors import InputError
+
+if TYPE_CHECKING:
+    from flows.archive.store import Archive
+
+INDEXED_TYPES = ("response", "resource", "revisit")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _copy_in(source: Path, raw: Path, sha256: str) -> str:
+    """Copy atomically to raw/imported/; raw/ must not depend on files outside it."""
+    folder = raw / IMPORTED_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    name = f"{IMPORTED_DIR}/{sha256[:12]}-{source.name}"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".import-")
+    try:
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o444)  # closed for good: imported files are never written again
+        os.replace(tmp, raw / name)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return name
+
+
+def _entry(record: Any, name: str, offset: int, length: int, sha256: str | None) -> dict[str, Any]:
+    headers = record.rec_headers
+    url = headers.get_header("WARC-Target-URI") or ""
+    http = record.http_headers
+    status = None
+    content_type = None
+    if http is not None and record.rec_type in ("response", "revisit"):
+        try:
+            status = int(http.get_statuscode())
+        except (TypeError, ValueError):
+            status = None
+        content_type = http.get_header("Content-Type")
+    elif record.rec_type == "resource":
+        content_type = headers.get_header("Content-Type")
+    return {
+        "record_id": headers.get_header("WARC-Record-ID") or f"<urn:offset:{name}:{offset}>",
+        "url": url,
+        "canonical_url": canonicalize_url(url) if url.startswith(("http://", "https://")) else url,
+        "captured_at": headers.get_header("WARC-Date") or "",
+        "status": status,
+        "content_type": content_type,
+        "mime": media_type(content_type),
+        "payload_sha256": sha256,
+        "payload_digest": headers.get_header("WARC-Payload-Digest"),
+        "offset": offset,
+        "length": length,
+        "etag": http.get_header("ETag") if http is not None else None,
+        "last_modified": http.get_header("Last-Modified") if http is not None else None,
+        "refers_to": headers.get_header("WARC-Refers-To"),
+        "refers_to_uri": headers.get_header("WARC-Refers-To-Target-URI"),
+        "type": record.rec_type,
+    }
+
+
+def _scan(path: Path, name: str) -> Iterator[dict[str, Any]]:
+    with open(path, "rb") as fh:
+        it = ArchiveIterator(fh)
+        try:
+            for record in it:
+                if record.rec_type not in INDEXED_TYPES:
+                    it.read_to_end(record)
+                    continue
+                sha: str | None = None
+                if record.rec_type != "revisit":
+                    digest = hashlib.sha256()
+                    stream = record.content_stream()
+                    for chunk in iter(lambda s=stream: s.read(1 << 20), b""):
+                        digest.update(chunk)
+                    sha = digest.hexdigest()
+                it.read_to_end(record)
+                yield _entry(record, name, it.get_record_offset(), it.get_record_length(), sha)
+        except ArchiveLoadFailed as exc:
+            raise InputError(
+                f"{path} is not a WARC we can index ({exc}); if it is gzipped as one stream, "
+                "recompress it per record with `warcio recompress IN OUT`"
+            ) from exc
+
+
+def import_warc(archive: Archive, source: Path) -> Iterator[Capture]:
+    """Yield a Capture for each response, resource and revisit record of `source`."""
+    if not source.is_file():
+        raise InputError(f"{source} is not a file")
+    if not source.name.endswith((".warc", ".warc.gz")):
+        raise InputError(f"{source} is not a .warc or .warc.gz file")
+    index = archive.index
+    sha256 = _sha256_file(source)
+    known = index.file_with_sha256(sha256)
+    if known is not None:  # the same bytes were imported before: same captures, same ids
+        yield from index.in_file(known)
+        return
+    entries = list(_scan(source, "?"))  # fail on a bad file before anything is copied into raw/
+    with FileLock(str(archive.raw / ".lock"), timeout=600):
+        name = _copy_in(source, archive.raw, sha256)
+        captures: list[Capture] = []
+        with index.transaction() as db:
+            db.execute(
+                "INSERT INTO warc_files (name, origin, size, closed, sha256) VALUES (?, 'imported', ?, 1, ?)",
+                (name, (archive.raw / name).stat().st_size, sha256),
+            )
+            by_record: dict[str, Capture] = {}
+            for entry in entries:
+                capture = _capture(entry, name, by_record, index, db)
+                Index.insert(db, capture)
+                by_record[entry["record_id"]] = capture
+                captures.append(capture)
+    yield from captures
+
+
+def _capture(
+    entry: dict[str, Any], name: str, by_record: dict[str, Capture], index: Index, db: Any
+) -> Capture:
+    record_id = entry["record_id"]
+    cid = capture_id(record_id)
+    if db.execute("SELECT 1 FROM captures WHERE id = ?", (cid,)).fetchone():
+        cid = capture_id(f"{record_id} {name}")  # the same record id in two files
+    revisit_of: str | None = None
+    sha = entry["payload_sha256"]
+    if entry["type"] == "revisit":
+        original = by_record.get(entry["refers_to"] or "") or (
+            index.by_record_id(entry["refers_to"]) if entry["refers_to"] else None
+        )
+        if original is None and entry["payload_digest"] and entry["refers_to_uri"]:
+            original = index.with_digest(canonicalize_url(entry["refers_to_uri"]), entry["payload_digest"])
+        if original is None and entry["payload_digest"]:
+            original = next(
+                (c for c in by_record.values() if c.payload_digest == entry["payload_digest"]), None
+            )
+        if original is not None:
+            revisit_of, sha = original.id, original.payload_sha256
+    return Capture(
+        id=cid,
+        url=entry["url"],
+        canonical_url=entry["canonical_url"],
+        captured_at=entry["captured_at"],
+        status=entry["status"],
+        mime=entry["mime"],
+        payload_sha256=sha,
+        payload_digest=entry["payload_digest"],
+        warc_file=name,
+        offset=entry["offset"],
+        length=entry["length"],
+        revisit_of=revisit_of,
+        kind="imported",
+        record_id=record_id,
+        content_type=entry["content_type"],
+        etag=entry["etag"],
+        last_modified=entry["last_modified"],
+    )

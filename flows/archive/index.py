@@ -1,0 +1,172 @@
+"""raw/index.sqlite: captures, the WARC files that hold them, and link-rot checks (WAL mode)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from flows.archive.capture import Capture
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS captures (
+    id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    canonical_url TEXT NOT NULL,
+    captured_at TEXT NOT NULL,
+    status INTEGER,
+    mime TEXT,
+    payload_sha256 TEXT,
+    payload_digest TEXT,
+    warc_file TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    length INTEGER NOT NULL,
+    revisit_of TEXT,
+    kind TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    content_type TEXT,
+    etag TEXT,
+    last_modified TEXT,
+    source_path TEXT,
+    requested_url TEXT
+);
+CREATE INDEX IF NOT EXISTS captures_canonical ON captures (canonical_url, captured_at);
+CREATE INDEX IF NOT EXISTS captures_url ON captures (url, captured_at);
+CREATE INDEX IF NOT EXISTS captures_digest ON captures (canonical_url, payload_digest);
+CREATE TABLE IF NOT EXISTS warc_files (
+    name TEXT PRIMARY KEY,      -- relative to raw/
+    origin TEXT NOT NULL,       -- written | imported
+    size INTEGER NOT NULL,      -- bytes of complete records; a longer file has a torn tail
+    closed INTEGER NOT NULL,    -- 1: never appended to again
+    sha256 TEXT                 -- imported files: digest of the file as copied in
+);
+CREATE TABLE IF NOT EXISTS link_checks (
+    canonical_url TEXT PRIMARY KEY,
+    checked_at TEXT NOT NULL,
+    result TEXT NOT NULL,       -- unchanged | changed | gone | failed
+    detail TEXT,
+    first_gone_at TEXT
+);
+"""
+
+_FIELDS = tuple(Capture.__dataclass_fields__)
+
+
+class Index:
+    """A thread-safe handle on the index; every writer also holds raw/.lock (see warc.py)."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+        self._db.row_factory = sqlite3.Row
+        self._lock = threading.RLock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def query(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # -- captures ----------------------------------------------------------------------------
+
+    @staticmethod
+    def insert(db: sqlite3.Connection, capture: Capture) -> None:
+        values = tuple(getattr(capture, name) for name in _FIELDS)
+        marks = ", ".join("?" for _ in _FIELDS)
+        db.execute(f"INSERT OR IGNORE INTO captures ({', '.join(_FIELDS)}) VALUES ({marks})", values)
+
+    @staticmethod
+    def _capture(row: sqlite3.Row) -> Capture:
+        return Capture(**{name: row[name] for name in _FIELDS})
+
+    def get(self, capture_id: str) -> Capture | None:
+        rows = self.query("SELECT * FROM captures WHERE id = ?", (capture_id,))
+        return self._capture(rows[0]) if rows else None
+
+    def by_record_id(self, record_id: str) -> Capture | None:
+        rows = self.query("SELECT * FROM captures WHERE record_id = ? LIMIT 1", (record_id,))
+        return self._capture(rows[0]) if rows else None
+
+    def latest(self, url: str, *, kinds: tuple[str, ...]) -> Capture | None:
+        marks = ", ".join("?" for _ in kinds)
+        rows = self.query(
+            f"SELECT * FROM captures WHERE (canonical_url = ? OR url = ? OR requested_url = ?) "
+            f"AND kind IN ({marks}) "
+            "ORDER BY captured_at DESC, rowid DESC LIMIT 1",
+            (url, url, url, *kinds),
+        )
+        return self._capture(rows[0]) if rows else None
+
+    def with_digest(self, canonical_url: str, digest: str) -> Capture | None:
+        """The first capture of this URL whose stored payload has this digest (for revisits)."""
+        rows = self.query(
+            "SELECT * FROM captures WHERE canonical_url = ? AND payload_digest = ? "
+            "AND kind IN ('response', 'resource', 'imported') ORDER BY captured_at, rowid LIMIT 1",
+            (canonical_url, digest),
+        )
+        return self._capture(rows[0]) if rows else None
+
+    def captures(self, *, url_prefix: str | None = None) -> list[Capture]:
+        if url_prefix:
+            escaped = url_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            rows = self.query(
+                "SELECT * FROM captures WHERE url LIKE ? ESCAPE '\\' OR canonical_url LIKE ? ESCAPE '\\' "
+                "ORDER BY captured_at, rowid",
+                (escaped + "%", escaped + "%"),
+            )
+        else:
+            rows = self.query("SELECT * FROM captures ORDER BY captured_at, rowid")
+        return [self._capture(row) for row in rows]
+
+    def in_file(self, warc_file: str) -> list[Capture]:
+        rows = self.query("SELECT * FROM captures WHERE warc_file = ? ORDER BY offset", (warc_file,))
+        return [self._capture(row) for row in rows]
+
+    # -- files -------------------------------------------------------------------------------
+
+    def files(self) -> list[sqlite3.Row]:
+        return self.query("SELECT * FROM warc_files ORDER BY name")
+
+    def file_with_sha256(self, sha256: str) -> str | None:
+        rows = self.query("SELECT name FROM warc_files WHERE sha256 = ?", (sha256,))
+        return str(rows[0]["name"]) if rows else None
+
+    # -- link checks -------------------------------------------------------------------------
+
+    def link_check(self, canonical_url: str) -> sqlite3.Row | None:
+        rows = self.query("SELECT * FROM link_checks WHERE canonical_url = ?", (canonical_url,))
+        return rows[0] if rows else None
+
+    def record_check(self, canonical_url: str, checked_at: str, result: str, detail: str) -> str | None:
+        """Store a refresh outcome; returns when the URL was first seen gone (if it is gone)."""
+        with self.transaction() as db:
+            row = db.execute(
+                "SELECT first_gone_at FROM link_checks WHERE canonical_url = ?", (canonical_url,)
+            ).fetchone()
+            first_gone = row["first_gone_at"] if row else None
+            if result == "gone":
+                first_gone = first_gone or checked_at
+            elif result in ("unchanged", "changed"):
+                first_gone = None
+            db.execute(
+                "INSERT OR REPLACE INTO link_checks VALUES (?, ?, ?, ?, ?)",
+                (canonical_url, checked_at, result, detail, first_gone),
+            )
+        return first_gone

@@ -1,0 +1,193 @@
+"""Appending WARC/1.1 records (gzip per record) under raw/.lock, with size rotation."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from io import BytesIO
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from filelock import FileLock
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from flows.archive.index import Index
+from flows.settings import VERSION
+
+WARC_DIR = "warc"
+IMPORTED_DIR = "imported"
+
+
+def warc_date(when: datetime | None = None) -> str:
+    """WARC/1.1 date with microseconds, UTC."""
+    when = when or datetime.now(UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def new_record_id() -> str:
+    return f"<urn:uuid:{_uuid4()}>"
+
+
+def _uuid4() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
+def capture_id(record_id: str) -> str:
+    """Stable capture id: derived from the WARC-Record-ID, so a re-index gives the same id."""
+    return "c-" + hashlib.sha256(record_id.encode()).hexdigest()[:20]
+
+
+def sha1_base32(stream: BinaryIO) -> str:
+    """WARC-Payload-Digest in the form warcio and wget write (sha1, base32)."""
+    digest = hashlib.sha1()
+    for chunk in iter(lambda: stream.read(1 << 20), b""):
+        digest.update(chunk)
+    stream.seek(0)
+    return "sha1:" + base64.b32encode(digest.digest()).decode("ascii")
+
+
+@dataclass
+class Written:
+    """Where a record landed: file relative to raw/, offset and length of its gzip member."""
+
+    warc_file: str
+    offset: int
+    length: int
+
+
+class Batch:
+    """Records written inside one `WarcAppender.append()`; all or none become part of the file."""
+
+    def __init__(self, out: BinaryIO, name: str, db: Any) -> None:
+        self._out = out
+        self._writer = WARCWriter(out, gzip=True, warc_version="1.1")
+        self.name = name
+        self.db = db  # the sqlite connection, inside the append's transaction
+
+    @property
+    def builder(self) -> WARCWriter:
+        return self._writer
+
+    def write(self, record: Any) -> Written:
+        offset = self._out.tell()
+        self._writer.write_record(record)
+        return Written(self.name, offset, self._out.tell() - offset)
+
+
+class WarcAppender:
+    """One open WARC file at a time, shared by every process through raw/.lock.
+
+    Crash safety: a batch is fsynced before its index rows commit, and warc_files.size records
+    the end of the last committed batch. Bytes past that end can only be a batch torn by a kill
+    (never indexed), so the next writer cuts them before appending; everything before them stays
+    readable. A file at or past the size limit is marked closed and never opened for writing."""
+
+    def __init__(self, raw_dir: Path, index: Index, max_bytes: int) -> None:
+        self._raw = raw_dir
+        self._index = index
+        self._max = max_bytes
+        self._lock = FileLock(str(raw_dir / ".lock"), timeout=600)
+
+    @contextmanager
+    def append(self) -> Iterator[Batch]:
+        with self._lock, self._index.transaction() as db:
+            name = self._current(db)
+            path = self._raw / name
+            with open(path, "ab") as out:
+                batch = Batch(out, name, db)
+                if out.tell() == 0:
+                    batch.write(self._warcinfo(batch.builder, name))
+                yield batch
+                out.flush()
+                os.fsync(out.fileno())
+                size = out.tell()
+            db.execute(
+                "UPDATE warc_files SET size = ?, closed = ? WHERE name = ?",
+                (size, int(size >= self._max), name),
+            )
+
+    def _current(self, db: Any) -> str:
+        row = db.execute(
+            "SELECT name, size FROM warc_files WHERE origin = 'written' AND closed = 0 "
+            "ORDER BY name DESC LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            path = self._raw / row["name"]
+            actual = path.stat().st_size if path.exists() else -1
+            if actual > row["size"]:
+                with open(path, "r+b") as fh:  # cut a torn batch (see class docstring)
+                    fh.truncate(row["size"])
+                    os.fsync(fh.fileno())
+                actual = row["size"]
+            if actual == row["size"] and actual < self._max:
+                return str(row["name"])
+            # Full, or shorter than we wrote (damaged): leave it for `verify` to report.
+            db.execute("UPDATE warc_files SET closed = 1 WHERE name = ?", (row["name"],))
+        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
+        name = f"{WARC_DIR}/incidents-{stamp}-{os.getpid()}-{secrets.token_hex(3)}.warc.gz"
+        (self._raw / WARC_DIR).mkdir(parents=True, exist_ok=True)
+        (self._raw / name).touch()
+        _fsync_dir(self._raw / WARC_DIR)
+        db.execute("INSERT INTO warc_files (name, origin, size, closed) VALUES (?, 'written', 0, 0)", (name,))
+        return name
+
+    @staticmethod
+    def _warcinfo(builder: WARCWriter, name: str) -> Any:
+        return builder.create_warcinfo_record(
+            Path(name).name,
+            {
+                "software": f"incident-ingest/{VERSION} (warcio)",
+                "format": "WARC File Format 1.1",
+                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+            },
+        )
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def http_response_headers(
+    status: int, reason: str, http_version: str, headers: list[tuple[str, str]]
+) -> StatusAndHeaders:
+    """The response head as served, except Transfer-Encoding: httpx hands us the de-chunked body,
+    so the header is kept under the name pywb and others use for it, and replay does not try to
+    de-chunk again."""
+    kept = [
+        ("X-Archive-Orig-Transfer-Encoding", v) if k.lower() == "transfer-encoding" else (k, v)
+        for k, v in headers
+    ]
+    protocol = http_version if http_version.startswith("HTTP/") else "HTTP/1.1"
+    return StatusAndHeaders(f"{status} {reason}".strip(), kept, protocol=protocol)
+
+
+def http_request_headers(request_line: str, headers: list[tuple[str, str]]) -> StatusAndHeaders:
+    return StatusAndHeaders(request_line, headers, is_http_request=True)
+
+
+def metadata_record(
+    builder: WARCWriter, uri: str, fields: dict[str, object], warc_headers: dict[str, str]
+) -> Any:
+    body = json.dumps(fields, ensure_ascii=False, sort_keys=True, indent=1).encode("utf-8")
+    return builder.create_warc_record(
+        uri,
+        "metadata",
+        payload=BytesIO(body),
+        length=len(body),
+        warc_content_type="application/json",
+        warc_headers_dict=warc_headers,
+    )

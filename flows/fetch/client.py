@@ -1,0 +1,407 @@
+"""The polite fetcher: robots.txt, per-host pacing, retries, bounds, the address guard."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+from urllib.parse import urljoin, urlsplit
+
+import httpcore
+import httpx
+
+from flows.fetch.body import BodySink, BodyTooLarge
+from flows.fetch.content import is_accepted, media_type, sniff
+from flows.fetch.errors import HTTPStatusFailure, SourceGone
+from flows.fetch.guard import AddressGuard, GuardedBackend, Resolver
+from flows.fetch.politeness import HostGate
+from flows.fetch.result import FetchResult, Hop
+from flows.fetch.retry import RETRY_STATUSES, backoff_delay, parse_retry_after
+from flows.fetch.robots import ROBOTS_MAX_BYTES, RobotsCache
+from flows.fetch.urls import canonicalize_url, find_rel_canonical, host_key
+from flows.settings import Settings
+from schema.errors import FetchError, SkipSource
+
+if TYPE_CHECKING:
+    from flows.archive.capture import Capture
+
+log = logging.getLogger(__name__)
+
+ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,*/*;q=0.1"
+GONE_STATUSES = frozenset({404, 410})
+ROBOTS_MAX_REDIRECTS = 5  # RFC 9309 2.3.1.2
+_CHUNK = 64 * 1024
+
+
+class _GuardedTransport(httpx.HTTPTransport):
+    """httpx's transport over a connection pool whose sockets come from the GuardedBackend.
+
+    httpx does not expose httpcore's `network_backend`, so we rebuild the pool it made; the
+    test tests/flows/fetch/test_guard.py fails if a future httpx stops using `_pool`."""
+
+    def __init__(self, guard: AddressGuard, limits: httpx.Limits) -> None:
+        super().__init__(limits=limits, trust_env=False)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=httpx.create_ssl_context(trust_env=False),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            network_backend=GuardedBackend(guard),
+        )
+
+
+class _Transient(Exception):
+    """A failure worth retrying (connect error, timeout, dropped connection)."""
+
+
+@dataclass
+class _Deadline:
+    at: float
+    total: float
+
+    def remaining(self) -> float:
+        return self.at - time.monotonic()
+
+
+@dataclass
+class _Exchange:
+    url: str
+    status: int
+    reason: str
+    http_version: str
+    headers: list[tuple[str, str]]
+    request_line: str
+    request_headers: list[tuple[str, str]]
+    peer: str | None
+    sink: BodySink | None = None
+    body_path: Path | None = None
+    memory: bytes = b""
+    waited: float = 0.0
+    elapsed: float = 0.0
+    mime: str | None = None
+    attempts: int = 1
+    extra: dict[str, float] = field(default_factory=dict)
+
+    def header(self, name: str) -> str | None:
+        lowered = name.lower()
+        return next((v for k, v in self.headers if k.lower() == lowered), None)
+
+
+BodyMode = Literal["file", "memory", "none"]
+
+
+class Fetcher:
+    """Fetches one URL at a time per host, from as many threads as you like.
+
+    Use as a context manager; `fetch()` returns a FetchResult or raises SkipSource (robots.txt,
+    content type) or FetchError (with the URL and the cause in the message)."""
+
+    def __init__(self, settings: Settings, *, resolver: Resolver | None = None) -> None:
+        self._s = settings
+        self._guard = AddressGuard(settings.allow_hosts, resolver)
+        limits = httpx.Limits(
+            max_connections=max(4, settings.concurrency * 2), max_keepalive_connections=settings.concurrency
+        )
+        self._client = httpx.Client(
+            transport=_GuardedTransport(self._guard, limits),
+            follow_redirects=False,
+            trust_env=False,  # an environment proxy would connect for us, past the guard
+            headers={"User-Agent": settings.user_agent, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"},
+        )
+        self._gate = HostGate(settings.concurrency)
+        self._robots = RobotsCache(self._load_robots, settings.user_agent)
+        self._tmp = settings.raw_dir / ".tmp"
+        self._rng = random.Random()
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- the public call -------------------------------------------------------------------
+
+    def fetch(self, url: str, *, conditional: Capture | None = None) -> FetchResult:
+        started = time.monotonic()
+        started_at = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        deadline = _Deadline(started + self._s.total_timeout, self._s.total_timeout)
+        headers: dict[str, str] = {}
+        if conditional is not None:
+            if getattr(conditional, "etag", None):
+                headers["If-None-Match"] = str(conditional.etag)
+            if getattr(conditional, "last_modified", None):
+                headers["If-Modified-Since"] = str(conditional.last_modified)
+        hops: list[Hop] = []
+        seen = {canonicalize_url(url)}
+        current = url
+        robots_time = 0.0
+        while True:
+            _check_scheme(current)
+            t = time.monotonic()
+            decision = self._robots.decide(current)
+            robots_time += time.monotonic() - t
+            if not decision.allowed:
+                raise SkipSource(
+                    decision.reason if "disallows" in decision.reason else f"{decision.reason}: {current}"
+                )
+            interval = max(self._s.min_interval, decision.crawl_delay or 0.0)
+            ex = self._with_retries(current, headers, interval, deadline, "file")
+            location = ex.header("location")
+            if 300 <= ex.status < 400 and ex.status != 304 and location:
+                target = urljoin(current, location.strip())
+                hops.append(Hop(current, ex.status, target))
+                chain = " -> ".join([h.url for h in hops] + [target])
+                if canonicalize_url(target) in seen:
+                    raise FetchError(f"redirect loop: {chain}")
+                if len(hops) > self._s.max_redirects:
+                    raise FetchError(f"more than {self._s.max_redirects} redirects: {chain}")
+                seen.add(canonicalize_url(target))
+                current = target
+                continue
+            break
+
+        if ex.status == 304 and conditional is not None:
+            outcome: Literal["fetched", "unchanged"] = "unchanged"
+        elif ex.status in GONE_STATUSES:
+            raise SourceGone(
+                f"HTTP {ex.status} {ex.reason} from {current}: the page is gone",
+                url=current,
+                status=ex.status,
+            )
+        elif not 200 <= ex.status < 300:
+            raise HTTPStatusFailure(
+                f"HTTP {ex.status} {ex.reason} from {current}; not retried (only 429, 502, 503, 504 are)",
+                url=current,
+                status=ex.status,
+            )
+        else:
+            outcome = "fetched"
+        sink = ex.sink
+        rel = find_rel_canonical(bytes(sink.head), current) if sink is not None else None
+        return FetchResult(
+            url=url,
+            final_url=current,
+            canonical_url=canonicalize_url(current),
+            rel_canonical=rel,
+            status=ex.status,
+            reason=ex.reason,
+            http_version=ex.http_version,
+            headers=ex.headers,
+            content_type=ex.header("content-type"),
+            mime=ex.mime,
+            body_path=ex.body_path,
+            body_size=sink.wire_size if sink else 0,
+            decoded_size=sink.decoded_size if sink else 0,
+            payload_sha256=sink.decoded_sha256.hexdigest() if sink else None,
+            request_line=ex.request_line,
+            request_headers=ex.request_headers,
+            redirects=hops,
+            timings={
+                "total_s": round(time.monotonic() - started, 6),
+                "robots_s": round(robots_time, 6),
+                "politeness_wait_s": round(ex.waited, 6),
+                "last_exchange_s": round(ex.elapsed, 6),
+            },
+            robots=decision,
+            outcome=outcome,
+            started_at=started_at,
+            peer_address=ex.peer,
+            attempts=ex.attempts,
+            previous=conditional,
+        )
+
+    # -- robots.txt ------------------------------------------------------------------------
+
+    def _load_robots(self, robots_url: str) -> tuple[int, bytes]:
+        deadline = _Deadline(time.monotonic() + self._s.total_timeout, self._s.total_timeout)
+        current = robots_url
+        for _ in range(ROBOTS_MAX_REDIRECTS + 1):
+            ex = self._with_retries(current, {}, self._s.min_interval, deadline, "memory")
+            location = ex.header("location")
+            if 300 <= ex.status < 400 and location:
+                current = urljoin(current, location.strip())
+                continue
+            return ex.status, ex.memory
+        return 404, b""  # RFC 9309: too many redirects counts as unavailable
+
+    # -- one request, with retries ---------------------------------------------------------
+
+    def _with_retries(
+        self, url: str, headers: dict[str, str], interval: float, deadline: _Deadline, mode: BodyMode
+    ) -> _Exchange:
+        key = host_key(url)
+        attempt = 0
+        while True:
+            retry_after: float | None = None
+            status: int | None = None
+            try:
+                ex = self._exchange(url, headers, interval, deadline, mode)
+            except _Transient as exc:
+                failure = str(exc)
+            else:
+                if ex.status not in RETRY_STATUSES:
+                    ex.attempts = attempt + 1
+                    return ex
+                status = ex.status
+                failure = f"HTTP {ex.status} {ex.reason} from {url}"
+                retry_after = parse_retry_after(ex.header("retry-after"))
+            if attempt >= self._s.max_retries:
+                message = f"{failure}, still failing after {attempt + 1} attempts"
+                if status is not None:
+                    raise HTTPStatusFailure(message, url=url, status=status)
+                raise FetchError(message)
+            if retry_after is not None:
+                if retry_after > self._s.max_retry_after:
+                    raise FetchError(
+                        f"{failure}: the server asks us to come back in {retry_after:.0f}s, more than "
+                        f"INCIDENTS_MAX_RETRY_AFTER ({self._s.max_retry_after:.0f}s); try again later"
+                    )
+                delay = retry_after
+            else:
+                delay = backoff_delay(attempt, self._s.retry_backoff, self._s.max_retry_after, self._rng)
+            if delay > deadline.remaining():
+                raise FetchError(
+                    f"{failure}; the next retry in {delay:.1f}s would pass the {deadline.total:.0f}s "
+                    "deadline for this URL (INCIDENTS_TOTAL_TIMEOUT)"
+                )
+            log.info("retrying %s in %.2fs: %s", url, delay, failure)
+            self._gate.defer(key, delay)
+            attempt += 1
+
+    def _exchange(
+        self, url: str, headers: dict[str, str], interval: float, deadline: _Deadline, mode: BodyMode
+    ) -> _Exchange:
+        s = self._s
+        with self._gate.slot(host_key(url), interval) as waited:
+            deadline.at += waited  # politeness waits are our choice, not the server's slowness
+            left = deadline.remaining()
+            if left <= 0:
+                raise FetchError(f"deadline of {deadline.total:.0f}s passed before requesting {url}")
+            timeout = httpx.Timeout(
+                connect=min(s.connect_timeout, left),
+                read=min(s.read_timeout, left),
+                write=min(s.read_timeout, left),
+                pool=left,
+            )
+            request = self._client.build_request("GET", url, headers=headers, timeout=timeout)
+            t0 = time.monotonic()
+            try:
+                response = self._client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                raise _translate(exc, url, s) from exc
+            try:
+                ex = _Exchange(
+                    url=url,
+                    status=response.status_code,
+                    reason=response.reason_phrase,
+                    http_version=response.http_version,
+                    headers=[(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers.raw],
+                    request_line=_request_line(request),
+                    request_headers=[
+                        (k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw
+                    ],
+                    peer=_peer(response),
+                    waited=waited,
+                )
+                if 200 <= ex.status < 300 and mode != "none":
+                    self._read_body(response, ex, mode, deadline)
+            finally:
+                response.close()
+            ex.elapsed = time.monotonic() - t0
+            return ex
+
+    def _read_body(
+        self, response: httpx.Response, ex: _Exchange, mode: BodyMode, deadline: _Deadline
+    ) -> None:
+        encoding = response.headers.get("content-encoding", "")
+        if mode == "memory":
+            sink = BodySink(
+                io.BytesIO(), encoding=encoding, cap=ROBOTS_MAX_BYTES, url=ex.url, head_limit=ROBOTS_MAX_BYTES
+            )
+            with contextlib.suppress(BodyTooLarge):  # RFC 9309 2.5: rules past the limit may go
+                self._pump(response, sink, deadline, ex.url)
+            ex.memory = bytes(sink.head)
+            return
+        kind = media_type(response.headers.get("content-type"))
+        if kind is not None and not is_accepted(kind):
+            raise SkipSource(f"unsupported content type {kind} at {ex.url}")
+        self._tmp.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="body-", dir=self._tmp)
+        path = Path(name)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                sink = BodySink(out, encoding=encoding, cap=self._s.max_body_bytes, url=ex.url)
+                self._pump(response, sink, deadline, ex.url)
+            if kind is None:
+                kind = sniff(bytes(sink.head))
+                if not is_accepted(kind):
+                    raise SkipSource(
+                        f"unsupported content type {kind} at {ex.url} (no Content-Type; sniffed)"
+                    )
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+        ex.sink, ex.body_path, ex.mime = sink, path, kind
+
+    def _pump(self, response: httpx.Response, sink: BodySink, deadline: _Deadline, url: str) -> None:
+        try:
+            for chunk in response.iter_raw(_CHUNK):
+                sink.write(chunk)
+                if deadline.remaining() <= 0:
+                    raise FetchError(
+                        f"deadline of {deadline.total:.0f}s passed while reading {url} "
+                        f"({sink.wire_size} bytes so far); raise INCIDENTS_TOTAL_TIMEOUT for slow hosts"
+                    )
+        except httpx.HTTPError as exc:
+            raise _translate(exc, url, self._s) from exc
+
+
+def _check_scheme(url: str) -> None:
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ("http", "https"):
+        raise FetchError(
+            f"cannot fetch {url}: only http and https URLs are fetched, not {scheme or 'no scheme'}"
+        )
+
+
+def _translate(exc: httpx.HTTPError, url: str, s: Settings) -> Exception:
+    """httpx's exception, as a message a person can act on; _Transient when worth a retry."""
+    host = urlsplit(url).netloc
+    if isinstance(exc, httpx.ConnectTimeout):
+        return _Transient(f"connect timeout after {s.connect_timeout:g}s connecting to {host} for {url}")
+    if isinstance(exc, httpx.ReadTimeout | httpx.WriteTimeout):
+        return _Transient(f"timeout after {s.read_timeout:g}s reading {url}")
+    if isinstance(exc, httpx.PoolTimeout):
+        return _Transient(f"no free connection for {url} in time")
+    if isinstance(exc, httpx.ConnectError):
+        return _Transient(f"could not connect to {host} for {url} ({exc})")
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return _Transient(f"connection to {host} broke while fetching {url} ({exc})")
+    return FetchError(f"could not fetch {url}: {exc}")
+
+
+def _request_line(request: httpx.Request) -> str:
+    target = request.url.raw_path.decode("ascii", "replace") or "/"
+    return f"GET {target} HTTP/1.1"
+
+
+def _peer(response: httpx.Response) -> str | None:
+    stream = response.extensions.get("network_stream")
+    if stream is None:
+        return None
+    try:
+        address = stream.get_extra_info("server_addr")
+    except Exception:  # noqa: BLE001 - diagnostics only
+        return None
+    return str(address[0]) if address else None

@@ -1,0 +1,142 @@
+"""The address guard: resolve a host, check every address, connect only to a checked one."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import typing
+from collections.abc import Callable, Iterable
+
+import httpcore
+
+from flows.fetch.errors import AddressRefused, SourceGone
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+# host, port -> addresses; the default asks the system resolver. Tests hand in their own so that
+# they never depend on (or send traffic to) a real DNS server.
+Resolver = Callable[[str, int], list[str]]
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    seen: list[str] = []
+    for info in infos:
+        address = str(info[4][0])
+        if address not in seen:
+            seen.append(address)
+    return seen
+
+
+def _why_refused(ip: IPAddress) -> str | None:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    for attribute, label in (
+        ("is_loopback", "loopback"),
+        ("is_link_local", "link-local"),
+        ("is_multicast", "multicast"),
+        ("is_unspecified", "unspecified"),
+        ("is_private", "private"),
+        ("is_reserved", "reserved"),
+    ):
+        if getattr(ip, attribute):
+            return label
+    if not ip.is_global:
+        return "reserved"
+    return None
+
+
+class AddressGuard:
+    """Refuses loopback, private, link-local, multicast and reserved addresses unless allowed.
+
+    `allow` is INCIDENTS_ALLOW_HOSTS: comma-separated host names, IP addresses or CIDR ranges.
+    A listed host name lets that name through whatever it resolves to; a listed IP or range
+    lets those addresses through whichever name led to them."""
+
+    def __init__(self, allow: str = "", resolver: Resolver | None = None) -> None:
+        self._names: set[str] = set()
+        self._networks: list[IPNetwork] = []
+        for item in (part.strip() for part in allow.split(",")):
+            if not item:
+                continue
+            try:
+                self._networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                self._names.add(item.lower().rstrip("."))
+        self._resolve = resolver or system_resolver
+
+    def _allowed_ip(self, ip: IPAddress) -> bool:
+        return any(ip.version == net.version and ip in net for net in self._networks)
+
+    def checked_addresses(self, host: str, port: int) -> list[str]:
+        """Every address `host` resolves to, each checked; raises before anything connects."""
+        name = host.strip("[]").lower().rstrip(".")
+        try:
+            literal: IPAddress | None = ipaddress.ip_address(name)
+        except ValueError:
+            literal = None
+        if literal is not None:
+            addresses = [str(literal)]
+        else:
+            try:
+                addresses = self._resolve(name, port)
+            except (socket.gaierror, UnicodeError) as exc:
+                raise SourceGone(
+                    f"host name {name} does not resolve ({exc}); check the URL, or the site is gone",
+                    url=f"//{name}:{port}",
+                    status=None,
+                ) from exc
+            if not addresses:
+                raise SourceGone(f"host name {name} resolves to no address", url=name, status=None)
+        if name in self._names:
+            return addresses
+        for address in addresses:
+            ip = ipaddress.ip_address(address)
+            why = _why_refused(ip)
+            if why is not None and not self._allowed_ip(ip):
+                shown = name if literal is not None else f"{name} (resolves to {address})"
+                raise AddressRefused(
+                    f"address guard refused {shown}: {why} address; "
+                    f"list it in INCIDENTS_ALLOW_HOSTS if it is meant to be fetched"
+                )
+        return addresses
+
+
+class GuardedBackend(httpcore.SyncBackend):
+    """httpcore's socket backend, connecting only to addresses the guard has checked.
+
+    httpx hands us the host name from the URL; we resolve it once, check every address, and
+    connect to a checked IP ourselves, so a DNS answer that changes between check and connect
+    (rebinding) cannot slip through. TLS still gets the original name for SNI and certificate
+    checks, because httpcore starts TLS over this stream with the request's host."""
+
+    def __init__(self, guard: AddressGuard) -> None:
+        self._guard = guard
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[typing.Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        addresses = self._guard.checked_addresses(host, port)
+        last: OSError | None = None
+        for address in addresses:
+            try:
+                sock = socket.create_connection(
+                    (address, port),
+                    timeout,
+                    source_address=None if local_address is None else (local_address, 0),
+                )
+            except TimeoutError as exc:
+                raise httpcore.ConnectTimeout(str(exc)) from exc
+            except OSError as exc:
+                last = exc
+                continue
+            for option in socket_options or []:
+                sock.setsockopt(*option)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return httpcore._backends.sync.SyncStream(sock)
+        raise httpcore.ConnectError(f"{last}")
