@@ -10,10 +10,18 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
-from flows.sources import SourceGroup
-from schema.errors import FetchError
+from flows.gate import gate
+from flows.ingest import Job, Outcome, failure, job_for
+from flows.settings import Settings
+from flows.sources import SourceGroup, load_sources
+from flows.store.ledger import Ledger
+from schema.errors import FetchError, IngestError, InputError
+
+if TYPE_CHECKING:
+    from flows.pipeline import IngestRequest
 
 # A sitemap may be gzipped; inflate at most this much (a sitemap holds at most 50 MB by the spec).
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
@@ -137,3 +145,147 @@ class SeenStore:
             db.execute(
                 "INSERT OR IGNORE INTO seen (url, source, title) VALUES (?, ?, ?)", (url, source, title)
             )
+
+
+LISTING_TYPES = frozenset(
+    {
+        "application/rss+xml",
+        "application/atom+xml",
+        "application/xml",
+        "text/xml",
+        "application/rdf+xml",
+        "application/feed+json",
+        "application/gzip",
+        "application/x-gzip",
+        "text/html",
+        "application/xhtml+xml",
+        "text/plain",
+    }
+)
+
+
+def read_source_list(path: Path) -> list[str]:
+    """--from-file: one URL or path per line; blank lines and # comments ignored."""
+    if not path.is_file():
+        raise InputError(f"{path}: no such file (give a text file with one URL or path per line)")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def groups_of(request: IngestRequest) -> list[SourceGroup]:
+    groups = [SourceGroup(name=f"feed-{i + 1}", feed=url) for i, url in enumerate(request.feeds)]
+    groups += [SourceGroup(name=f"sitemap-{i + 1}", sitemap=url) for i, url in enumerate(request.sitemaps)]
+    if request.sources_file:
+        listed = load_sources(Path(request.sources_file)).source
+        if request.groups:
+            unknown = set(request.groups) - {g.group for g in listed} - {g.name for g in listed}
+            if unknown:
+                raise InputError(
+                    f"{request.sources_file} has no source or group named {', '.join(sorted(unknown))}"
+                )
+            listed = [g for g in listed if g.group in request.groups or g.name in request.groups]
+        groups += listed
+    return groups
+
+
+def discover(request: IngestRequest, settings: Settings) -> tuple[list[Job], list[Outcome]]:
+    """Jobs for every new entry of every listing; outcomes for what was left out, and why."""
+    from flows.archive import Archive
+    from flows.fetch import Fetcher, canonicalize_url
+
+    jobs: list[Job] = []
+    outcomes: list[Outcome] = []
+    if request.from_file:
+        try:
+            jobs += [job_for(s) for s in read_source_list(Path(request.from_file))]
+        except IngestError as exc:
+            outcomes.append(failure(request.from_file, exc))
+    try:
+        groups = groups_of(request)
+    except IngestError as exc:
+        return jobs, [*outcomes, failure(request.sources_file or "sources", exc)]
+    if not groups:
+        return jobs, outcomes
+
+    seen = SeenStore(settings.raw_dir / "discovery.sqlite")
+    ledger = Ledger(settings.raw_dir / "ledger.sqlite")
+    archive = Archive(settings)
+    queued: set[str] = set()
+    with Fetcher(settings) as fetcher:
+
+        def fetch(url: str) -> tuple[bytes, str | None]:
+            result = fetcher.fetch(url, accept=LISTING_TYPES)
+            try:
+                capture = archive.record_fetch(result)
+            finally:
+                result.discard()
+            return archive.read_payload(capture.id), result.content_type
+
+        for group in groups:
+            label = group.feed or group.sitemap or group.index or group.name
+            try:
+                listed = list(entries(group, fetch))
+            except IngestError as exc:
+                outcomes.append(failure(label, exc))
+                continue
+            taken = 0
+            for url, title in listed:
+                canonical = canonicalize_url(url)
+                if canonical in queued:
+                    continue
+                queued.add(canonical)
+                if group.kind != "urls" and seen.seen(canonical):
+                    entry = ledger.get(canonical)
+                    outcomes.append(
+                        Outcome(
+                            source=url,
+                            status="unchanged",
+                            reason=f"seen before in {group.name}",
+                            draft_id=entry.draft_id if entry and not entry.skipped else None,
+                            url=canonical,
+                        )
+                    )
+                    continue
+                if not group.wants(url):
+                    outcomes.append(
+                        Outcome(
+                            source=url, status="skipped", reason=f"excluded by the patterns of {group.name}"
+                        )
+                    )
+                    continue
+                keep, why = gate(url, title) if request.gate else (True, "gate off")
+                if keep is False:
+                    outcomes.append(Outcome(source=url, status="skipped", reason=why, url=canonical))
+                    continue
+                if taken >= group.max_entries:
+                    outcomes.append(
+                        Outcome(
+                            source=url,
+                            status="skipped",
+                            reason=f"over max_entries={group.max_entries} of {group.name}",
+                        )
+                    )
+                    continue
+                taken += 1
+                jobs.append(
+                    Job(
+                        source=url,
+                        kind="url",
+                        group=group.name,
+                        language=group.language,
+                        org=group.org,
+                        title=title,
+                    )
+                )
+    return jobs, outcomes
+
+
+def remember(outcomes: list[Outcome], settings: Settings) -> None:
+    """Mark as seen every URL that reached a final state; failures stay unseen, to be tried again."""
+    from flows.fetch import canonicalize_url
+
+    final = {"drafted", "duplicate", "unchanged", "changed", "skipped"}
+    store = SeenStore(settings.raw_dir / "discovery.sqlite")
+    for outcome in outcomes:
+        if outcome.status in final and outcome.source.lower().startswith(("http://", "https://")):
+            store.mark(canonicalize_url(outcome.source), "", None)

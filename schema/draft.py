@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -12,7 +12,7 @@ from schema.types import LangCode, RecordId, Timestamp
 
 DRAFT_ID_PATTERN = r"^d-[0-9a-f]{16}$"
 Status = Literal["pending", "approved", "rejected"]
-Method = Literal["metadata", "heading", "lexicon", "rule", "cue", "default"]
+Method = Literal["metadata", "heading", "lexicon", "rule", "cue", "default", "curator"]
 
 
 class _Strict(BaseModel):
@@ -76,6 +76,10 @@ class Draft(_Strict):
     postmortem: Verdict
     source: DraftSource
     history: list[HistoryEntry] = Field(default_factory=list)
+    # Set when the source changed since an earlier draft: that draft (or its record), and the
+    # field-level diff from it, so the reviewer checks what moved rather than everything.
+    supersedes: str | None = None
+    changes: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def draft_id_for(canonical_url: str, snapshot_digest: str) -> str:

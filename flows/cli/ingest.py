@@ -1,9 +1,11 @@
-"""`incidents ingest SOURCE...`: run the ingest flow and print one line per source."""
+"""`incidents ingest`: run the ingest flow; a progress bar on a terminal, one line per source."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -11,7 +13,7 @@ import typer
 from flows.cli.common import DataDir, JsonFlag, make_settings
 
 
-def _quiet_prefect(verbose: bool) -> None:
+def quiet_prefect(verbose: bool) -> None:
     """Prefect's banner and per-run lines stay out of our output unless asked for."""
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING" if verbose else "CRITICAL")
@@ -20,14 +22,36 @@ def _quiet_prefect(verbose: bool) -> None:
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
 
+Many = Annotated[list[str] | None, typer.Option(help="Repeat for several.")]
+
+
 def register(app: typer.Typer) -> None:
     @app.command("ingest")
     def ingest(
         sources: Annotated[
-            list[str], typer.Argument(help="URLs, saved pages (.html .md .txt) or WARC files.")
-        ],
-        url: Annotated[
-            str | None, typer.Option("--url", help="The web address of a saved page (one page only).")
+            list[str] | None, typer.Argument(help="URLs, saved pages (.html .md .txt) or WARC files.")
+        ] = None,
+        url: Annotated[str | None, typer.Option("--url", help="The web address of a saved page.")] = None,
+        from_file: Annotated[
+            str | None, typer.Option("--from-file", help="A file with one URL or path per line.")
+        ] = None,
+        feed: Annotated[
+            list[str] | None, typer.Option("--feed", help="An RSS or Atom feed (repeatable).")
+        ] = None,
+        sitemap: Annotated[
+            list[str] | None, typer.Option("--sitemap", help="A sitemap or sitemap index (repeatable).")
+        ] = None,
+        sources_file: Annotated[
+            str | None, typer.Option("--sources", help="A sources.toml of named sources.")
+        ] = None,
+        group: Annotated[
+            list[str] | None, typer.Option("--group", help="Only these groups or names of --sources.")
+        ] = None,
+        no_gate: Annotated[
+            bool, typer.Option("--no-gate", help="Draft even what the postmortem gate would skip.")
+        ] = False,
+        workers: Annotated[
+            int | None, typer.Option("--workers", min=1, help="Extraction processes (default: cores).")
         ] = None,
         as_json: JsonFlag = False,
         strict: Annotated[bool, typer.Option("--strict", help="Exit 1 if any source failed.")] = False,
@@ -35,17 +59,64 @@ def register(app: typer.Typer) -> None:
         data_dir: DataDir = None,
     ) -> None:
         """Archive, extract, draft and queue each source; one line per source."""
-        if url and len(sources) > 1:
-            raise typer.BadParameter("--url names one page; give one source with it", param_hint="--url")
+        sources = sources or []
+        if url and len(sources) != 1:
+            raise typer.BadParameter("--url names one saved page; give exactly one source with it")
+        if not (sources or from_file or feed or sitemap or sources_file):
+            raise typer.BadParameter("give sources, --from-file, --feed, --sitemap or --sources")
         settings = make_settings(data_dir)
-        _quiet_prefect(verbose)
-        from flows.pipeline import ingest_flow
+        quiet_prefect(verbose)
+        from flows.pipeline import IngestRequest, ingest_flow, on_outcome
 
-        outcomes = ingest_flow(sources, settings, url)
+        request = IngestRequest(
+            sources=sources,
+            url=url,
+            from_file=from_file,
+            feeds=feed or [],
+            sitemaps=sitemap or [],
+            sources_file=sources_file,
+            groups=group or [],
+            gate=not no_gate,
+            workers=workers,
+        )
+        show_bar = sys.stderr.isatty() and not as_json
+        if show_bar:
+            outcomes = _with_progress(lambda: ingest_flow(request, settings), on_outcome)
+        else:
+            outcomes = ingest_flow(request, settings)
         if as_json:
             print(json.dumps([o.model_dump(mode="json") for o in outcomes], ensure_ascii=False, indent=2))
         else:
             for outcome in outcomes:
                 print(outcome.line())
+            counts = Counter(o.status for o in outcomes)
+            if len(outcomes) > 1:
+                print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=sys.stderr)
         if strict and any(o.status == "failed" for o in outcomes):
             raise typer.Exit(1)
+
+
+def _with_progress(run, listener):  # type: ignore[no-untyped-def]
+    """Run the flow under a rich progress bar that advances as each source ends."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("ingest"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.description}"),
+        TimeElapsedColumn(),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("", total=None)
+        counts: Counter[str] = Counter()
+
+        def advance(outcome):  # type: ignore[no-untyped-def]
+            counts[outcome.status] += 1
+            bar.update(task, advance=1, description=" ".join(f"{s}:{n}" for s, n in sorted(counts.items())))
+
+        token = listener.set(advance)
+        try:
+            return run()
+        finally:
+            listener.reset(token)

@@ -18,6 +18,7 @@ class Entry:
     digest: str
     draft_id: str
     snapshot: str | None
+    skipped: str | None = None  # why the gate left it out, when it did
 
 
 class Ledger:
@@ -27,7 +28,7 @@ class Ledger:
         with closing(self._connect()) as db, db:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS sources (url TEXT PRIMARY KEY, digest TEXT NOT NULL,"
-                " draft_id TEXT NOT NULL, snapshot TEXT)"
+                " draft_id TEXT NOT NULL, snapshot TEXT, skipped TEXT)"
             )
 
     def _connect(self) -> sqlite3.Connection:
@@ -39,15 +40,15 @@ class Ledger:
     def get(self, url: str) -> Entry | None:
         with closing(self._connect()) as db:
             row = db.execute(
-                "SELECT url, digest, draft_id, snapshot FROM sources WHERE url = ?", (url,)
+                "SELECT url, digest, draft_id, snapshot, skipped FROM sources WHERE url = ?", (url,)
             ).fetchone()
         return Entry(*row) if row else None
 
     def put(self, entry: Entry) -> None:
         with closing(self._connect()) as db, db:
             db.execute(
-                "INSERT INTO sources (url, digest, draft_id, snapshot) VALUES (?, ?, ?, ?)"
+                "INSERT INTO sources (url, digest, draft_id, snapshot, skipped) VALUES (?, ?, ?, ?, ?)"
                 " ON CONFLICT(url) DO UPDATE SET digest=excluded.digest, draft_id=excluded.draft_id,"
-                " snapshot=excluded.snapshot",
-                (entry.url, entry.digest, entry.draft_id, entry.snapshot),
+                " snapshot=excluded.snapshot, skipped=excluded.skipped",
+                (entry.url, entry.digest, entry.draft_id, entry.snapshot, entry.skipped),
             )
