@@ -32,7 +32,7 @@ class Capture:
     etag: str | None = None
     last_modified: str | None = None
     source_path: str | None = None
-    requested_url: str | None = None  # before redirects, when it differs from `url`
+    requested_url: str | None = None  # canonical form of the URL asked for, when redirects led elsewhere
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -167,7 +167,7 @@ class Archive:
                 etag=result.header("etag") or (previous.etag if previous and kind == "unchanged" else None),
                 last_modified=result.header("last-modified")
                 or (previous.last_modified if previous and kind == "unchanged" else None),
-                requested_url=result.url if result.url != result.final_url else None,
+                requested_url=canonicalize_url(result.url) if result.url != result.final_url else None,
             )
             Index.insert(batch.db, capture)
         return capture
