@@ -149,10 +149,10 @@ class Ingestor:
         if entry and entry.digest == digest and entry.skipped and self.gate:
             return Outcome(source=job.source, status="skipped", reason=entry.skipped, snapshot=entry.snapshot)
         if entry and entry.digest == digest and self.queue.path_for(entry.draft_id).exists():
-            status: Status = "unchanged" if job.kind == "url" else "duplicate"
+            # Same bytes as drafted before: `duplicate`. (`unchanged` is the server's own word: a 304.)
             return Outcome(
                 source=job.source,
-                status=status,
+                status="duplicate",
                 draft_id=entry.draft_id,
                 snapshot=entry.snapshot,
                 url=canonical,

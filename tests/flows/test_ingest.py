@@ -1,0 +1,163 @@
+"""The ingest flow end to end: real Prefect flows (test harness), a real loopback HTTP server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from flows.store.queue import QueueStore
+from tests.cli import run
+from tests.flows.pipeline_fixtures import POSTMORTEMS, env_for, serve_blog
+from tests.httpserver import LoopbackServer, Reply
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "examples" / "postmortem.html"
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+
+@pytest.fixture
+def blog(data_dir: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    for key, value in env_for(data_dir).items():
+        monkeypatch.setenv(key, value)
+    with LoopbackServer(("127.0.0.1",)) as server:
+        serve_blog(server)
+        yield server
+
+
+def _lines(out: str) -> dict[str, list[str]]:
+    by_status: dict[str, list[str]] = {}
+    for line in out.splitlines():
+        status, _, rest = line.partition("  ")
+        by_status.setdefault(status, []).append(rest)
+    return by_status
+
+
+def test_sample_page_from_ingest_to_approved_record(capsys, data_dir: Path) -> None:
+    first = run(capsys, "ingest", str(SAMPLE))
+    assert first.code == 0, first.err
+    status, draft_id, source = first.out.split()
+    assert (status, source) == ("drafted", str(SAMPLE))
+    draft = QueueStore(data_dir / "records" / "queue").get(draft_id)
+    assert draft.record.review.written_by == "session" and draft.record.review.reviewed_by is None
+    assert draft.source.snapshot and draft.record.sources[0].archived == draft.source.snapshot
+    assert list((data_dir / "raw").glob("**/*.warc.gz"))
+
+    again = run(capsys, "ingest", str(SAMPLE))
+    assert again.out.split() == ["duplicate", draft_id, str(SAMPLE)]
+    assert QueueStore(data_dir / "records" / "queue").ids() == [draft_id]
+
+    approved = run(capsys, "review", "approve", draft_id, "--reviewer", "alice")
+    assert approved.code == 0, approved.err
+    assert (data_dir / "records" / "IL-0001.json").exists()
+    assert run(capsys, "validate").code == 0
+
+
+def test_bad_sources_fail_with_reasons_and_the_run_goes_on(capsys, data_dir: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"")
+    binary = tmp_path / "image.html"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    args = [str(empty), str(binary), str(folder), str(tmp_path / "missing.html"), str(SAMPLE)]
+    result = run(capsys, "ingest", *args)
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert len(lines) == 5
+    assert lines[0].startswith("failed") and "is empty" in lines[0]
+    assert lines[1].startswith("failed") and "binary content" in lines[1]
+    assert lines[2].startswith("failed") and "is a directory" in lines[2]
+    assert lines[3].startswith("failed") and "no such file" in lines[3]
+    assert lines[4].startswith("drafted")
+    assert len(QueueStore(data_dir / "records" / "queue").ids()) == 1
+    strict = run(capsys, "ingest", "--strict", str(empty))
+    assert strict.code == 1
+
+
+def test_url_ingest_fetches_archives_drafts_and_reports_duplicate(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+    url = blog.url("/posts/queue-backlog.html")
+    first = run(capsys, "ingest", url, "--json")
+    assert first.code == 0, first.err
+    (outcome,) = json.loads(first.out)
+    assert outcome["status"] == "drafted", outcome
+    draft = QueueStore(data_dir / "records" / "queue").get(outcome["draft_id"])
+    assert draft.record.title == {"en": "Incident report: message queue backlog delayed notifications"}
+    assert draft.source.snapshot == outcome["snapshot"]
+    again = run(capsys, "ingest", url)
+    assert again.out.split()[:2] == ["duplicate", outcome["draft_id"]]
+    verify = run(capsys, "archive", "verify")
+    assert verify.code == 0, verify.err + verify.out
+
+
+def test_a_changed_page_gets_a_new_draft_linked_to_the_old(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+    url = blog.url("/posts/queue-backlog.html")
+    first = json.loads(run(capsys, "ingest", url, "--json").out)[0]
+    page = (Path(__file__).parents[1] / "data" / "pipeline" / "en-queue-outage.html").read_text()
+    changed = page.replace("delayed by up to 3 hours", "delayed by up to 4 hours")
+    changed = changed.replace("Incident report: message queue backlog delayed notifications", "Update: queue backlog")
+    blog.route("/posts/queue-backlog.html", Reply(body=changed.encode(), headers={"Content-Type": "text/html"}))
+    second = json.loads(run(capsys, "ingest", url, "--json").out)[0]
+    assert second["status"] == "changed", second
+    assert second["previous"] == first["draft_id"]
+    new = QueueStore(data_dir / "records" / "queue").get(second["draft_id"])
+    assert new.supersedes == first["draft_id"]
+    assert any(c["field"] == "title.en" for c in new.changes)
+
+
+def test_feed_discovery_gates_and_rerun_drafts_nothing(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+    result = run(capsys, "ingest", "--feed", blog.url("/feed.xml"))
+    assert result.code == 0, result.err
+    lines = _lines(result.out)
+    assert len(lines["drafted"]) == 3, result.out
+    assert {line.split()[1] for line in lines["drafted"]} == {blog.url(p) for p in POSTMORTEMS}
+    skipped = "\n".join(lines["skipped"])
+    assert "tidewater-4-2.html: not a postmortem" in skipped  # by its title, before fetching
+    assert "join-us.html: not a postmortem" in skipped  # by the drafter's verdict
+    failed = "\n".join(lines["failed"])
+    assert "missing-outage.html: HTTP 404" in failed
+    assert "slow-outage.html" in failed and "timed out" in failed.lower()
+    assert blog.count("/posts/tidewater-4-2.html") == 0
+
+    rerun = run(capsys, "ingest", "--feed", blog.url("/feed.xml"))
+    again = _lines(rerun.out)
+    assert "drafted" not in again and "changed" not in again, rerun.out
+    assert len(again["unchanged"]) == 5  # the three postmortems and the two skipped, all seen
+    assert blog.count("/posts/queue-backlog.html") == 1
+    assert len(QueueStore(data_dir / "records" / "queue").ids()) == 3
+
+
+def test_sitemap_index_with_gzipped_child(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+    result = run(capsys, "ingest", "--sitemap", blog.url("/sitemap.xml"))
+    assert result.code == 0, result.err
+    assert len(_lines(result.out)["drafted"]) == 3, result.out
+
+
+def test_sources_toml_with_three_feeds(capsys, data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in env_for(data_dir).items():
+        monkeypatch.setenv(key, value)
+    with LoopbackServer(("127.0.0.1", "127.0.0.2", "127.0.0.3")) as server:
+        hosts = ("127.0.0.1", "127.0.0.2", "127.0.0.3")
+        for host in hosts:
+            serve_blog(server, host=host)
+        toml = data_dir / "sources.toml"
+        toml.write_text(
+            "".join(
+                f'[[source]]\nname = "blog-{i}"\nfeed = "{server.url("/feed.xml", host=h)}"\n'
+                f'exclude = ["slow-outage", "missing-outage"]\nschedule = "0 6 * * *"\ngroup = "daily"\n\n'
+                for i, h in enumerate(hosts)
+            )
+        )
+        first = run(capsys, "ingest", "--sources", str(toml))
+        assert first.code == 0, first.err
+        assert len(_lines(first.out)["drafted"]) == 9, first.out
+        rerun = _lines(run(capsys, "ingest", "--sources", str(toml)).out)
+        assert set(rerun) <= {"unchanged", "skipped"}, rerun
+
+
+def test_bad_sources_file_is_one_clear_failure(capsys, data_dir: Path) -> None:
+    toml = data_dir / "sources.toml"
+    toml.write_text('[[source]]\nname = "x"\nfeed = "http://127.0.0.1/f"\nsitemap = "http://127.0.0.1/s"\n')
+    result = run(capsys, "ingest", "--sources", str(toml))
+    assert "failed" in result.out and "exactly one of urls, feed, sitemap, index" in result.out
