@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from extractors.draft import identity, sources, tags, text_fields, verdict
+from extractors.draft import identity, sources, tags, text_fields, timeline, verdict
 from extractors.draft.evidence import Context, Found
 from extractors.draft.explain import explain_draft
 from schema.document import Document
@@ -51,6 +51,7 @@ DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("lessons", lambda ctx, a, f: text_fields.draft_lessons(ctx)),
     ("root_cause", lambda ctx, a, f: tags.draft_root_cause(ctx)),
     ("tags", lambda ctx, a, f: tags.draft_tags(ctx, f)),
+    ("timeline", lambda ctx, a, f: timeline.draft_timeline(ctx)),
     ("sources", lambda ctx, a, f: sources.draft_sources(ctx, a.source_url, a.snapshot)),
 )
 
