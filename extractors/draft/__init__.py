@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from extractors.draft import identity, sources, tags, text_fields, timeline, verdict
+from extractors.draft import identity, impact, lists, severity, sources, tags, text_fields, timeline, verdict
 from extractors.draft.evidence import Context, Found
 from extractors.draft.explain import explain_draft
 from schema.document import Document
@@ -49,8 +49,12 @@ DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("detection", lambda ctx, a, f: text_fields.draft_detection(ctx)),
     ("symptoms_text", lambda ctx, a, f: text_fields.draft_symptoms_text(ctx)),
     ("lessons", lambda ctx, a, f: text_fields.draft_lessons(ctx)),
+    ("remediation", lambda ctx, a, f: lists.draft_remediation(ctx)),
+    ("action_items", lambda ctx, a, f: lists.draft_action_items(ctx)),
     ("root_cause", lambda ctx, a, f: tags.draft_root_cause(ctx)),
     ("tags", lambda ctx, a, f: tags.draft_tags(ctx, f)),
+    ("severity", lambda ctx, a, f: severity.draft_severity(ctx)),
+    ("impact", lambda ctx, a, f: impact.draft_impact(ctx)),
     ("timeline", lambda ctx, a, f: timeline.draft_timeline(ctx)),
     ("sources", lambda ctx, a, f: sources.draft_sources(ctx, a.source_url, a.snapshot)),
 )

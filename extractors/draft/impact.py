@@ -1,0 +1,94 @@
+"""Impact {scope, users, region}: from the impact section and prose (counts, user groups, regions)."""
+
+from __future__ import annotations
+
+import re
+
+from extractors.draft.evidence import (
+    Context,
+    Found,
+    Sentence,
+    confidence,
+    evidence,
+    field_cue,
+    sentence_evidence,
+    squeeze,
+)
+
+MAX_QUOTES = 4
+SCOPE_CHARS = 300
+USER_NOUNS = (
+    r"users?|customers?|accounts?|projects?|packages?|crates?|devices?|requests?|sites?|websites?|"
+    r"repositories|repos?|organizations?|orgs?|tenants?|clusters?|services?|people|members?|downloads?|"
+    r"명|건|대|개|곳|사용자|고객|계정|이용자|台|人|件|名|社|ユーザー|アカウント|端末"
+)
+COUNT = re.compile(
+    rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
+    rf"\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
+)
+CLOUD_REGION = re.compile(
+    r"\b(?:us|eu|ap|sa|ca|me|af|il)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b"
+    r"|\b(?:asia|europe|us|northamerica|southamerica|australia)-[a-z]+\d\b"
+    r"|\b(?:East|West|North|South|Central)\s+(?:US|Europe|Asia|India|Japan|Korea)(?:\s+\d)?\b"
+)
+PLACES = re.compile(
+    r"\b(?:Japan|Korea|South Korea|United States|the US|Europe|EU|Asia|North America|South America|"
+    r"Australia|India|China|Germany|France|Brazil|UK|United Kingdom|Singapore|Indonesia|Taiwan|Vietnam)\b"
+    r"|한국|국내|일본|미국|유럽|동남아|인도네시아|대만|日本|国内|韓国|米国|欧州|アジア"
+)
+
+
+def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
+    section = [s for s in ctx.by_role("impact") if s.kind != "code"]
+    if section:
+        return section, "heading"
+    cue = field_cue("impact")
+    near = [s for s in ctx.sentences if s.role in ("summary", "other", "timeline", "symptoms_text")]
+    hits = [
+        s
+        for s in near
+        if cue.search(s.text.lower())
+        and (COUNT.search(s.text) or "affect" in s.text.lower() or "영향" in s.text or "影響" in s.text)
+    ]
+    return hits, "cue"
+
+
+def draft_impact(ctx: Context) -> Found:
+    found = Found()
+    doc = ctx.doc
+    sentences, method = _impact_sentences(ctx)
+    impact = {"scope": "unknown", "users": "unknown", "region": "unknown"}
+    quotes = []
+    if sentences:
+        chosen = []
+        used = 0
+        for s in sentences:
+            if chosen and used + len(s.text) > SCOPE_CHARS:
+                break
+            chosen.append(s)
+            used += len(s.text)
+        impact["scope"] = squeeze(" ".join(s.text for s in chosen))
+        scope_q = [sentence_evidence(ctx, s) for s in chosen]
+        found.put("impact.scope", None, scope_q, confidence(0.6 if method == "heading" else 0.35, method))
+        quotes += scope_q
+    pool = sentences + [s for s in ctx.sentences if s.role in ("summary", "impact") and s not in sentences]
+    for s in pool:
+        m = COUNT.search(s.text)
+        if m and not re.fullmatch(r"\s*\d{1,2}\s*(?:명|건|대|개)?\s*", m.group(0)):
+            a, b = s.start + m.start(), s.start + m.end()
+            q = evidence(doc, a, b, s.heading)
+            if q.quote:
+                impact["users"] = q.quote
+                found.put("impact.users", None, [q, sentence_evidence(ctx, s)], confidence(0.5, "rule"))
+                quotes.append(sentence_evidence(ctx, s))
+                break
+    for s in pool + [x for x in ctx.sentences if x.role not in ("skip",) and x not in pool]:
+        m = CLOUD_REGION.search(s.text) or (PLACES.search(s.text) if s in pool else None)
+        if m:
+            q = evidence(doc, s.start + m.start(), s.start + m.end(), s.heading)
+            impact["region"] = q.quote
+            found.put("impact.region", None, [q, sentence_evidence(ctx, s)], confidence(0.5, "rule"))
+            quotes.append(sentence_evidence(ctx, s))
+            break
+    found.put("impact", impact, quotes[: MAX_QUOTES + 2], confidence(0.5, method) if sentences else None)
+    return found

@@ -1,0 +1,67 @@
+"""Remediation and action items: one entry per list item or sentence under their heading, or cue sentences."""
+
+from __future__ import annotations
+
+from extractors.draft.evidence import (
+    Context,
+    Found,
+    Sentence,
+    confidence,
+    field_cue,
+    sentence_evidence,
+    squeeze,
+)
+
+# Entries a reviewer can scan; beyond this a section is prose that the reviewer reads in full.
+MAX_ITEMS = 8
+MAX_CUE_ITEMS = 4
+# An entry shorter than this is a label or a fragment ("Fixed:"), not a step.
+MIN_CHARS = 12
+# Cue sentences count more in these sections (remediation steps sit in the timeline and summary too).
+CUE_ROLES = {
+    "remediation": ("timeline", "summary", "other", "root_cause", "impact", "detection"),
+    "action_items": ("lessons", "other", "summary", "contributing", "root_cause", "remediation"),
+}
+
+
+def _entries(sentences: list[Sentence]) -> list[Sentence]:
+    out = []
+    for s in sentences:
+        if len(s.text) < MIN_CHARS or s.text.rstrip().endswith((":", "：")):
+            continue
+        out.append(s)
+    return out
+
+
+def draft_list(ctx: Context, name: str) -> Found:
+    found = Found()
+    lang = ctx.lang
+    section = _entries([s for s in ctx.by_role(name) if s.kind != "code"])
+    if section:
+        items = [s for s in section if s.kind == "list_item"] or section
+        chosen, conf = items[:MAX_ITEMS], confidence(0.7, "heading")
+    else:
+        cue = field_cue(name)
+        roles = CUE_ROLES[name]
+        hits = [s for s in _entries(ctx.sentences) if s.role in roles and cue.search(s.text.lower())]
+        if name == "remediation":
+            # Remediation is what was done: the future tense belongs to action items.
+            future = field_cue("action_items")
+            hits = [s for s in hits if not future.search(s.text.lower())]
+        chosen, conf = hits[:MAX_CUE_ITEMS], confidence(0.4, "cue")
+    if chosen:
+        found.put(
+            name,
+            [{"text": {lang: squeeze(s.text)}} for s in chosen],
+            [sentence_evidence(ctx, s) for s in chosen],
+            conf,
+        )
+    return found
+
+
+def draft_remediation(ctx: Context) -> Found:
+    return draft_list(ctx, "remediation")
+
+
+def draft_action_items(ctx: Context) -> Found:
+    return draft_list(ctx, "action_items")
