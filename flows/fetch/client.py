@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import logging
 import os
 import random
+import ssl
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -38,7 +40,6 @@ log = logging.getLogger(__name__)
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,*/*;q=0.1"
 GONE_STATUSES = frozenset({404, 410})
 ROBOTS_MAX_REDIRECTS = 5  # RFC 9309 2.3.1.2
-_CHUNK = 64 * 1024
 
 
 class _GuardedTransport(httpx.HTTPTransport):
@@ -48,14 +49,20 @@ class _GuardedTransport(httpx.HTTPTransport):
     test tests/flows/fetch/test_guard.py fails if a future httpx stops using `_pool`."""
 
     def __init__(self, guard: AddressGuard, limits: httpx.Limits) -> None:
-        super().__init__(limits=limits, trust_env=False)
+        # HTTPTransport.__init__ would only build a pool we replace (and load the CA bundle again).
         self._pool = httpcore.ConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=_ssl_context(),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
             network_backend=GuardedBackend(guard),
         )
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Loading the CA bundle takes ~0.1 s; one context serves every Fetcher and thread."""
+    return httpx.create_ssl_context(trust_env=False)
 
 
 class _Transient(Exception):
@@ -265,14 +272,14 @@ class Fetcher:
                 if retry_after > self._s.max_retry_after:
                     raise FetchError(
                         f"{failure}: the server asks us to come back in {retry_after:.0f}s, more than "
-                        f"INCIDENTS_MAX_RETRY_AFTER ({self._s.max_retry_after:.0f}s); try again later"
+                        f"INCIDENTS_MAX_RETRY_AFTER ({self._s.max_retry_after:g}s); try again later"
                     )
                 delay = retry_after
             else:
                 delay = backoff_delay(attempt, self._s.retry_backoff, self._s.max_retry_after, self._rng)
             if delay > deadline.remaining():
                 raise FetchError(
-                    f"{failure}; the next retry in {delay:.1f}s would pass the {deadline.total:.0f}s "
+                    f"{failure}; the next retry in {delay:.1f}s would pass the {deadline.total:g}s "
                     "deadline for this URL (INCIDENTS_TOTAL_TIMEOUT)"
                 )
             log.info("retrying %s in %.2fs: %s", url, delay, failure)
@@ -287,7 +294,7 @@ class Fetcher:
             deadline.at += waited  # politeness waits are our choice, not the server's slowness
             left = deadline.remaining()
             if left <= 0:
-                raise FetchError(f"deadline of {deadline.total:.0f}s passed before requesting {url}")
+                raise FetchError(f"deadline of {deadline.total:g}s passed before requesting {url}")
             timeout = httpx.Timeout(
                 connect=min(s.connect_timeout, left),
                 read=min(s.read_timeout, left),
@@ -356,11 +363,11 @@ class Fetcher:
 
     def _pump(self, response: httpx.Response, sink: BodySink, deadline: _Deadline, url: str) -> None:
         try:
-            for chunk in response.iter_raw(_CHUNK):
+            for chunk in response.iter_raw():  # as the network delivers: a chunk size would buffer
                 sink.write(chunk)
                 if deadline.remaining() <= 0:
                     raise FetchError(
-                        f"deadline of {deadline.total:.0f}s passed while reading {url} "
+                        f"deadline of {deadline.total:g}s passed while reading {url} "
                         f"({sink.wire_size} bytes so far); raise INCIDENTS_TOTAL_TIMEOUT for slow hosts"
                     )
         except httpx.HTTPError as exc:

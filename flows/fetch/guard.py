@@ -36,8 +36,8 @@ def _why_refused(ip: IPAddress) -> str | None:
         ("is_link_local", "link-local"),
         ("is_multicast", "multicast"),
         ("is_unspecified", "unspecified"),
+        ("is_reserved", "reserved"),  # before is_private, which also covers 240.0.0.0/4
         ("is_private", "private"),
-        ("is_reserved", "reserved"),
     ):
         if getattr(ip, attribute):
             return label

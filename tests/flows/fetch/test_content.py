@@ -1,0 +1,116 @@
+"""Content types: pages accepted, everything else skipped by name; conditional requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flows.archive import Archive
+from flows.fetch import Fetcher
+from flows.settings import Settings
+from schema.errors import SkipSource
+from tests.httpserver import LoopbackServer, Reply
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)
+PDF = b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n"
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/html; charset=utf-8",
+        "application/xhtml+xml",
+        "text/plain; charset=utf-8",
+        "text/markdown; charset=UTF-8",
+        "text/x-markdown",
+    ],
+)
+def test_pages_are_accepted(settings: Settings, loopback: LoopbackServer, content_type: str) -> None:
+    loopback.route("/p", Reply(body=b"# Outage\n\nIt broke.\n", headers={"Content-Type": content_type}))
+    with Fetcher(settings) as fetcher:
+        result = fetcher.fetch(loopback.url("/p"))
+    assert result.outcome == "fetched" and result.content_type == content_type
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"),
+    [
+        ("application/pdf", PDF),
+        ("image/png", PNG),
+        ("application/zip", b"PK\x03\x04" + bytes(30)),
+        ("application/octet-stream", bytes(100)),
+        ("text/css", b"body{}"),
+    ],
+)
+def test_other_types_are_skipped_by_name(
+    settings: Settings, loopback: LoopbackServer, content_type: str, body: bytes
+) -> None:
+    loopback.route("/f", Reply(body=body, headers={"Content-Type": content_type}))
+    with Fetcher(settings) as fetcher, pytest.raises(SkipSource) as exc:
+        fetcher.fetch(loopback.url("/f"))
+    assert str(exc.value).startswith(f"unsupported content type {content_type}")
+
+
+@pytest.mark.parametrize(("body", "kind"), [(PDF, "application/pdf"), (PNG, "image/png")])
+def test_unlabelled_binary_is_sniffed_and_skipped(
+    settings: Settings, loopback: LoopbackServer, body: bytes, kind: str
+) -> None:
+    loopback.route("/f", Reply(body=body))
+    with Fetcher(settings) as fetcher, pytest.raises(SkipSource, match=f"unsupported content type {kind}"):
+        fetcher.fetch(loopback.url("/f"))
+    assert not any((settings.raw_dir / ".tmp").iterdir())
+
+
+def test_unlabelled_html_is_accepted(settings: Settings, loopback: LoopbackServer) -> None:
+    loopback.route("/p", Reply(body=b"<!DOCTYPE html><html><body>x</body></html>"))
+    with Fetcher(settings) as fetcher:
+        result = fetcher.fetch(loopback.url("/p"))
+    assert result.content_type is None and result.mime == "text/html"
+
+
+DATA = Path(__file__).parents[2] / "data" / "fetch"
+CJK = [
+    ("ko-euc-kr.html", "text/html; charset=EUC-KR"),
+    ("ja-shift_jis.html", "text/html; charset=Shift_JIS"),
+    ("ja-euc-jp.html", "text/html; charset=EUC-JP"),
+    ("zh-gb18030.html", "text/html; charset=GB18030"),
+    ("zh-big5.html", "text/html; charset=Big5"),
+]
+
+
+@pytest.mark.parametrize(("name", "content_type"), CJK)
+def test_cjk_pages_are_archived_byte_exact_with_their_header(
+    settings: Settings, loopback: LoopbackServer, name: str, content_type: str
+) -> None:
+    page = (DATA / name).read_bytes()
+    loopback.route("/p", Reply(body=page, headers={"Content-Type": content_type}))
+    with Fetcher(settings) as fetcher, Archive(settings) as archive:
+        result = fetcher.fetch(loopback.url("/p"))
+        capture = archive.record_fetch(result)
+        result.discard()
+        assert archive.read_payload(capture.id) == page
+        assert capture.content_type == content_type
+        from flows.archive.reader import record_at
+
+        with record_at(settings.raw_dir / capture.warc_file, capture.offset) as record:
+            assert record.http_headers.get_header("Content-Type") == content_type
+
+
+def test_conditional_request_and_304(settings: Settings, loopback: LoopbackServer) -> None:
+    page = b"<html><body>v1</body></html>"
+    stamp = "Wed, 02 Dec 2026 10:00:00 GMT"
+    headers = {"Content-Type": "text/html", "ETag": '"v1"', "Last-Modified": stamp}
+    loopback.route("/p", [Reply(body=page, headers=headers), Reply(304, headers={"ETag": '"v1"'})])
+    with Fetcher(settings) as fetcher, Archive(settings) as archive:
+        first = fetcher.fetch(loopback.url("/p"))
+        capture = archive.record_fetch(first)
+        assert capture.etag == '"v1"' and capture.last_modified == stamp
+        again = fetcher.fetch(loopback.url("/p"), conditional=capture)
+        assert again.outcome == "unchanged" and again.status == 304 and again.body_path is None
+        unchanged = archive.record_fetch(again)
+        assert unchanged.kind == "unchanged" and unchanged.revisit_of == capture.id
+        assert archive.read_payload(unchanged.id) == page
+        assert archive.latest(loopback.url("/p")) == capture  # a 304 is no new payload
+    sent = loopback.hits("/p")[1].headers
+    assert sent["If-None-Match"] == '"v1"' and sent["If-Modified-Since"] == stamp
