@@ -48,10 +48,14 @@ def serve_blog(server: LoopbackServer, host: str | None = None) -> None:
     """Every post, a slow page, a broken (404) link, an RSS feed and a gzipped sitemap index."""
     for path, (name, _) in POSTS.items():
         server.route(path, Reply(body=(PAGES / name).read_bytes(), headers=HTML), host=host)
-    server.route("/posts/slow-outage.html", Reply(body=b"<html>late</html>", headers=HTML, delay=5), host=host)
+    server.route(
+        "/posts/slow-outage.html", Reply(body=b"<html>late</html>", headers=HTML, delay=5), host=host
+    )
     everything = [*POSTS, "/posts/missing-outage.html", "/posts/slow-outage.html"]
     h = host or "127.0.0.1"
-    server.route("/feed.xml", Reply(body=rss(server, everything, h), headers={"Content-Type": "application/rss+xml"}))
+    server.route(
+        "/feed.xml", Reply(body=rss(server, everything, h), headers={"Content-Type": "application/rss+xml"})
+    )
     urlset = "".join(f"<url><loc>{server.url(p, host=h)}</loc></url>" for p in POSTMORTEMS)
     child = gzip.compress(
         f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urlset}</urlset>'.encode()

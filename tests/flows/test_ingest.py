@@ -76,7 +76,9 @@ def test_bad_sources_fail_with_reasons_and_the_run_goes_on(capsys, data_dir: Pat
     assert strict.code == 1
 
 
-def test_url_ingest_fetches_archives_drafts_and_reports_duplicate(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+def test_url_ingest_fetches_archives_drafts_and_reports_duplicate(
+    capsys, blog: LoopbackServer, data_dir: Path
+) -> None:
     url = blog.url("/posts/queue-backlog.html")
     first = run(capsys, "ingest", url, "--json")
     assert first.code == 0, first.err
@@ -91,13 +93,19 @@ def test_url_ingest_fetches_archives_drafts_and_reports_duplicate(capsys, blog: 
     assert verify.code == 0, verify.err + verify.out
 
 
-def test_a_changed_page_gets_a_new_draft_linked_to_the_old(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+def test_a_changed_page_gets_a_new_draft_linked_to_the_old(
+    capsys, blog: LoopbackServer, data_dir: Path
+) -> None:
     url = blog.url("/posts/queue-backlog.html")
     first = json.loads(run(capsys, "ingest", url, "--json").out)[0]
     page = (Path(__file__).parents[1] / "data" / "pipeline" / "en-queue-outage.html").read_text()
     changed = page.replace("delayed by up to 3 hours", "delayed by up to 4 hours")
-    changed = changed.replace("Incident report: message queue backlog delayed notifications", "Update: queue backlog")
-    blog.route("/posts/queue-backlog.html", Reply(body=changed.encode(), headers={"Content-Type": "text/html"}))
+    changed = changed.replace(
+        "Incident report: message queue backlog delayed notifications", "Update: queue backlog"
+    )
+    blog.route(
+        "/posts/queue-backlog.html", Reply(body=changed.encode(), headers={"Content-Type": "text/html"})
+    )
     second = json.loads(run(capsys, "ingest", url, "--json").out)[0]
     assert second["status"] == "changed", second
     assert second["previous"] == first["draft_id"]
