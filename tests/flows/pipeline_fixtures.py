@@ -34,9 +34,9 @@ def env_for(data_dir: Path) -> dict[str, str]:
 
 
 def rss(server: LoopbackServer, paths: list[str], host: str = "127.0.0.1") -> bytes:
+    titles = {p: POSTS[p][1] if p in POSTS else p for p in paths}
     items = "".join(
-        f"<item><title>{POSTS[p][1] if p in POSTS else p}</title><link>{server.url(p, host=host)}</link></item>"
-        for p in paths
+        f"<item><title>{titles[p]}</title><link>{server.url(p, host=host)}</link></item>" for p in paths
     )
     return (
         '<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Blog</title>'
