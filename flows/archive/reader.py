@@ -25,7 +25,10 @@ def record_at(path: Path, offset: int) -> Iterator[Any]:
         try:
             record = next(iter(ArchiveIterator(fh)), None)
         except (ArchiveLoadFailed, OSError, EOFError, ValueError) as exc:
-            raise ArchiveError(f"{path} offset {offset}: no readable WARC record ({exc})") from exc
+            brief = str(exc).split(", first line", 1)[0][:120]
+            raise ArchiveError(
+                f"{path} offset {offset}: no readable WARC record ({brief}); run `incidents archive verify`"
+            ) from exc
         if record is None:
             raise ArchiveError(f"{path} offset {offset}: no WARC record there (file truncated?)")
         yield record

@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from warcio.archiveiterator import ArchiveIterator
 
@@ -41,24 +42,58 @@ def _drain(stream: object) -> None:
         pass
 
 
+def _describe(exc: Exception) -> str:
+    text = str(exc).split(", first line", 1)[0].split("\n", 1)[0]
+    text = text.encode("ascii", "replace").decode("ascii")[:120]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _next_start(fh: BinaryIO, after: int, gzipped: bool) -> int | None:
+    """Where the next record may begin after damage: the next gzip header, or WARC/ line."""
+    magic = b"\x1f\x8b\x08" if gzipped else b"\r\nWARC/1."
+    fh.seek(after)
+    carry = b""
+    base = after
+    while chunk := fh.read(1 << 20):
+        window = carry + chunk
+        at = window.find(magic)
+        if at >= 0:
+            return base - len(carry) + at + (0 if gzipped else 2)
+        carry = window[-len(magic) :]
+        base += len(chunk)
+    return None
+
+
 def _scan_file(path: Path, name: str, found: dict[tuple[str, int], tuple[str, int]]) -> Iterator[Problem]:
-    """Every record's block and payload digest; fills `found` with (file, offset) -> (id, length)."""
+    """Every record's block and payload digest; fills `found` with (file, offset) -> (id, length).
+
+    After a damaged record the scan resumes at the next record boundary, so one bad record is
+    reported once and the records after it are still checked."""
+    gzipped = name.endswith(".gz")
     with open(path, "rb") as fh:
-        it = ArchiveIterator(fh, check_digests=True)
         offset = 0
-        try:
-            for record in it:
-                _drain(record.content_stream())
-                it.read_to_end(record)
-                offset = it.get_record_offset()
-                record_id = record.rec_headers.get_header("WARC-Record-ID") or ""
-                found[(name, offset)] = (record_id, it.get_record_length())
-                if record.digest_checker.passed is False:
-                    for problem in record.digest_checker.problems:
-                        yield Problem(name, offset, f"{problem} (record {record_id}): the record was altered")
-                offset += it.get_record_length()
-        except Exception as exc:  # zlib, EOF, ArchiveLoadFailed: whatever the damage looks like
-            yield Problem(name, offset, f"unreadable from here on ({type(exc).__name__}: {exc})".strip())
+        while True:
+            fh.seek(offset)
+            it = ArchiveIterator(fh, check_digests=True)
+            try:
+                for record in it:
+                    _drain(record.content_stream())
+                    it.read_to_end(record)
+                    offset = it.get_record_offset()
+                    record_id = record.rec_headers.get_header("WARC-Record-ID") or ""
+                    found[(name, offset)] = (record_id, it.get_record_length())
+                    if record.digest_checker.passed is False:
+                        for problem in record.digest_checker.problems:
+                            yield Problem(name, offset, f"{problem} (record {record_id}): the record was altered")
+                    offset += it.get_record_length()
+                return
+            except Exception as exc:  # zlib, EOF, ArchiveLoadFailed: whatever the damage looks like
+                resume = _next_start(fh, offset + 1, gzipped)
+                tail = f"; checking resumes at offset {resume}" if resume is not None else ""
+                yield Problem(name, offset, f"damaged record, cannot be read ({_describe(exc)}){tail}")
+                if resume is None:
+                    return
+                offset = resume
 
 
 def verify(raw: Path, index: Index) -> Report:
