@@ -13,7 +13,7 @@ from extractors.language import detect_language
 from extractors.layout import TextBuilder
 from extractors.limits import check_bytes
 from extractors.markdown import parse_markdown
-from extractors.metadata import Metadata, front_matter_metadata, iso_date, read_metadata
+from extractors.metadata import Metadata, front_matter_metadata, page_date, page_title, read_metadata
 from extractors.options import ExtractOptions
 from extractors.plaintext import parse_plaintext
 from extractors.sections import build_sections
@@ -25,6 +25,7 @@ _TEXT_SUFFIXES = (".txt", ".text", ".asc")
 _HTML_SNIFF = re.compile(
     r"^\s*(?:<!doctype\s+html|<html|<head|<body|<meta|<title|<!--|<div|<article|<p[\s>])", re.I
 )
+_MD_STRONG = re.compile(r"\A(?:---\s*\n|\+\+\+\s*\n)|^#{1,6} \S|^```", re.M)
 _MD_SNIFF = re.compile(r"\A(?:---\s*\n|\+\+\+\s*\n)|^#{1,6} \S|^```|^\s*[-*] \S.*\n\s*[-*] \S", re.M)
 # Fewer letters than this in the whole article is no article: a page that is only navigation
 # leaves a few link labels ("Home", "About") once trafilatura has dropped the menus
@@ -43,19 +44,19 @@ def sniff_format(data: bytes, url: str | None, content_type: str | None) -> str:
     """ "html", "markdown" or "text": a Markdown suffix beats text/plain (raw git hosts serve .md so)."""
     mime = (content_type or "").split(";")[0].strip().lower()
     path = urlsplit(url).path.lower() if url and "://" in url else (url or "").lower()
-    if path.endswith(_MARKDOWN_SUFFIXES) or mime in ("text/markdown", "text/x-markdown"):
+    head = data[:2048].decode("latin-1").lstrip("\ufeff\xef\xbb\xbf")
+    if path.endswith(_MARKDOWN_SUFFIXES) and mime in ("", "text/plain", "text/markdown", "text/x-markdown"):
+        return "html" if not mime and _HTML_SNIFF.match(head) and "<body" in head.lower() else "markdown"
+    if mime in ("text/markdown", "text/x-markdown"):
         return "markdown"
     if mime in ("text/html", "application/xhtml+xml", "application/xml", "text/xml"):
         return "html"
-    if path.endswith((".html", ".htm", ".xhtml")):
+    if path.endswith((".html", ".htm", ".xhtml")) or (not mime and _HTML_SNIFF.match(head)):
         return "html"
-    head = data[:2048].decode("latin-1").lstrip("\ufeff\xef\xbb\xbf")
-    if path.endswith(_TEXT_SUFFIXES) or mime == "text/plain":
-        return (
-            "markdown" if mime == "text/plain" and _MD_SNIFF.search(head) and "\x1b" not in head else "text"
-        )
-    if _HTML_SNIFF.match(head):
-        return "html"
+    if path.endswith(_TEXT_SUFFIXES):
+        return "text"
+    if mime == "text/plain":  # raw git hosts serve Markdown so: front matter, '#' headings, fences
+        return "markdown" if _MD_STRONG.search(head) else "text"
     return "markdown" if _MD_SNIFF.search(head) else "text"
 
 
@@ -86,6 +87,7 @@ def extract_document(
         if signed:
             warnings.append("PGP clear-signed text: signature stripped, not verified")
         info = ExtractorInfo(name="plain", version=f"incident-ingest {_version('incident-ingest')}")
+    builder = _strip_title_and_byline(builder, meta)
     return _document(builder, links, info, meta, url, encoding, warnings)
 
 
@@ -93,36 +95,35 @@ def _from_html(
     text: str, url: str | None, options: ExtractOptions, warnings: list[str]
 ) -> tuple[TextBuilder, list[Link], ExtractorInfo, Metadata]:
     tree = html_path.parse_html(text)
-    depth = html_path.tree_depth(tree, html_path.LIBXML2_MAX_DEPTH)
+    deep = html_path.too_deep(tree)
     meta = read_metadata(tree)
-    visible = html_path.visible_text_length(tree)
-    body, traf = html_path.run_trafilatura(tree, url, options)
+    if not meta.published:
+        meta.published = page_date(tree, url)
+    visible = html_path.visible_text_length(tree)  # before trafilatura prunes the tree in place
+    body, _ = html_path.run_trafilatura(tree, url, options)
     builder = TextBuilder()
     links: list[Link] = []
     if body is not None:
         html_path.walk_trafilatura(body, builder, links)
     name, version = "trafilatura", _version("trafilatura")
-    if traf is not None:
-        meta.title = meta.title or getattr(traf, "title", None)
-        meta.author = meta.author or getattr(traf, "author", None)
-        meta.site_name = meta.site_name or getattr(traf, "sitename", None)
-        meta.published = meta.published or iso_date(getattr(traf, "date", None))
-        meta.license = meta.license or getattr(traf, "license", None)
     if len(builder) < max(options.min_text_chars, options.fallback_ratio * visible):
         fallback = html_path.run_readability(text)
         if fallback is not None:
             other = TextBuilder()
             other_links: list[Link] = []
             html_path.walk_html(fallback, other, other_links)
-            if len(other) > len(builder):
-                warnings.append(
-                    f"main extraction kept {len(builder)} of {visible} visible characters; used readability"
-                )
+            if len(other) >= options.readability_gain * max(len(builder), 1):
+                warnings.append(f"main text {len(builder)} of {visible} visible characters; used readability")
                 builder, links = other, other_links
                 name, version = "readability", _version("readability-lxml")
+    if not meta.title:
+        first = next((b for b in builder.blocks if b.kind == "heading"), None)
+        meta.title = page_title(meta, builder.text[first.start : first.end] if first else None)
     builder = _reread_preformatted(builder)
-    if depth >= html_path.LIBXML2_MAX_DEPTH:
-        warnings.append(f"markup nested {depth}+ levels deep; libxml2 drops what lies deeper")
+    if deep:
+        warnings.append(
+            f"markup nested {html_path.LIBXML2_MAX_DEPTH}+ levels deep; libxml2 drops what lies deeper"
+        )
         if _letters(builder) < _MIN_ARTICLE_LETTERS:
             raise ExtractionError(
                 f"no article text found: markup nested deeper than {html_path.LIBXML2_MAX_DEPTH} levels"
@@ -156,6 +157,43 @@ def _reread_preformatted(builder: TextBuilder) -> TextBuilder:
         else:
             out.add(block.kind, text[block.start : block.end], block.level)
     return out
+
+
+_BYLINE_DATE = re.compile(
+    r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}\s*[년年]|\b\d{1,2}\s+[A-Z][a-z]{2,8}\.?\s+\d{4}\b"
+    r"|\b[A-Z][a-z]{2,8}\.?\s+\d{1,2},?\s+\d{4}\b"
+)
+_BYLINE_WORDS = re.compile(r"(?i)\b(?:by|and|posted|published|on|updated|written|at|utc|am|pm)\b|[\d\W_]+")
+# a byline is short: the longest in our fixtures and corpus ("1 August 2025 by Wojtek Mach and
+# Eric Meadows Jönsson") has 54 characters; paragraphs of the article's own are longer
+_BYLINE_CHARS = 100
+
+
+def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder:
+    """The title lives in Document.title: drop the heading that repeats it at the top of the text,
+    and a date-and-author line right under it (blog chrome, not article)."""
+    blocks, text = builder.blocks, builder.text
+    drop: set[int] = set()
+    first = blocks[0] if blocks else None
+    if first is not None and first.kind == "heading":
+        heading = " ".join(text[first.start : first.end].split()).casefold()
+        title = " ".join((meta.title or "").split()).casefold()
+        if not title or heading == title or (len(heading) >= 8 and heading in title):
+            meta.title = meta.title or text[first.start : first.end]
+            drop.add(0)
+    for i in range(len(drop), min(len(blocks), len(drop) + 2)):
+        block = blocks[i]
+        line = text[block.start : block.end]
+        if block.kind != "paragraph" or len(line) > _BYLINE_CHARS or not _BYLINE_DATE.search(line):
+            continue
+        rest = _BYLINE_DATE.sub(" ", line)
+        for name in re.split(r",| and ", meta.author or ""):
+            if name.strip():
+                rest = rest.replace(name.strip(), " ")
+        if len(_BYLINE_WORDS.sub(" ", rest).split()) <= 4:
+            drop.add(i)
+            break
+    return builder.without(drop) if drop else builder
 
 
 def _letters(builder: TextBuilder) -> int:

@@ -14,9 +14,19 @@ _LETTER = re.compile(r"[^\W\d_]")
 # 0; Japanese prose carries Kana in 20-40% of its letters, Chinese none. 0.1 leaves a wide margin
 # for English pages that quote a Korean name, and for code-heavy Korean posts.
 _SCRIPT_SHARE = 0.1
-# langdetect reads this many characters: the figure stabilises well before (a 2,000-character
-# sample agreed with the full text on every corpus page), and its cost grows with length
-_SAMPLE_CHARS = 4000
+# langdetect reads this many characters: its cost grows with length (48 ms a page at 4,000,
+# 30 at 1,500, 20 at 800); 800 gave the same answers as 4,000 on the 42 postmortems
+_SAMPLE_CHARS = 800
+# English function words. When they make up this share of a Latin-script text's words, and "the"
+# alone 3%, the text is English without asking langdetect (37 ms a page). Measured on the
+# scrapinghub ground truth: 146 of 162 pages langdetect calls English pass (the rest go on to
+# langdetect), none of the 12 pages in other Latin-script languages does (they score 0-4%).
+_ENGLISH = frozenset(
+    ["the", "and", "of", "to", "in", "is", "that", "for", "was", "it", "on", "with", "as", "are", "be"]
+    + ["this", "by", "we", "at", "from", "not"]
+)
+_ENGLISH_SHARE = 0.15
+_WORD = re.compile(r"[a-zA-Z']+")
 _lock = threading.Lock()
 _seeded = False
 
@@ -52,7 +62,14 @@ def detect_language(text: str, html_lang: str | None = None) -> tuple[str | None
     if han / letters >= 0.3:
         lang = "ja" if html_lang == "ja" else ("zh" if html_lang in (None, "zh") else html_lang)
         return lang, round(han / letters, 3)
-    guesses = _langdetect(_latin_sample(sample))
+    latin = _latin_sample(sample)
+    words = [w.lower() for w in _WORD.findall(latin)]
+    if len(words) >= 30:
+        common = sum(1 for w in words if w in _ENGLISH) / len(words)
+        the = sum(1 for w in words if w == "the") / len(words)
+        if common >= _ENGLISH_SHARE and the >= 0.03 and html_lang in (None, "en"):
+            return "en", round(min(0.99, 0.7 + common), 3)
+    guesses = _langdetect(latin)
     if not guesses:
         return (html_lang, 0.3) if html_lang else (None, 0.0)
     lang, prob = guesses[0]

@@ -39,6 +39,15 @@ class TextBuilder:
         self.blocks.append(block)
         return block
 
+    def without(self, drop: set[int]) -> TextBuilder:
+        """A new builder holding every block but those whose index is in `drop`."""
+        out = TextBuilder()
+        text = self.text
+        for i, block in enumerate(self.blocks):
+            if i not in drop:
+                out.add(block.kind, text[block.start : block.end], block.level)
+        return out
+
     @property
     def text(self) -> str:
         return "".join(self._parts)
@@ -52,14 +61,15 @@ _CJK_START = re.compile(r"^[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef
 
 
 def join_lines(text: str) -> str:
-    """Unwrap hard-wrapped lines: a space between them, none between two Japanese/Chinese characters."""
+    """Unwrap hard-wrapped lines: a space between them, none next to a Japanese/Chinese character
+    (those scripts use no spaces; "(CAN-2004-0396)" + "が公表される" joins without one)."""
     if "\n" not in text:
         return text
     out = ""
     for line in (line.strip() for line in text.split("\n")):
         if not line:
             continue
-        if out and not (_CJK_END.search(out) and _CJK_START.match(line)):
+        if out and not (_CJK_END.search(out) or _CJK_START.match(line)):
             out += " "
         out += line
     return out

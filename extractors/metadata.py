@@ -12,6 +12,7 @@ from lxml import html
 
 _DATE = re.compile(r"(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[T ](\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 _CJK_DATE = re.compile(r"(\d{4})\s*[년年]\s*(\d{1,2})\s*[월月]\s*(\d{1,2})\s*[일日]")
+_TITLE_SEPARATORS = re.compile(r"\s+[|\-\u2013\u2014\u00b7:]{1,2}\s+")
 _LICENSE_HINT = re.compile(
     r"creativecommons\.org/(?:licenses|publicdomain)/[^\s\"'<>]+|\bCC[- ]BY(?:-[A-Z]{2})*(?: \d\.\d)?\b"
 )
@@ -27,6 +28,7 @@ class Metadata:
     canonical_url: str | None = None
     license: str | None = None
     lang: str | None = None  # <html lang>, primary subtag
+    html_title: str | None = None  # <title>, often "Post | Site"
 
 
 def iso_date(value: Any) -> str | None:
@@ -136,6 +138,9 @@ def read_metadata(tree: html.HtmlElement) -> Metadata:
         if "license" in rel and el.get("href") and not md.license:
             md.license = el.get("href", "").strip()
     md.canonical_url = md.canonical_url or meta.get("og:url")
+    title_el = tree.find(".//title")
+    if title_el is not None and title_el.text_content().strip():
+        md.html_title = " ".join(title_el.text_content().split())
     if not md.license:
         for el in tree.iter("a"):
             if "license" in (el.get("rel") or "").lower().split() and el.get("href"):
@@ -166,3 +171,29 @@ def front_matter_metadata(front: dict[str, Any]) -> Metadata:
     lang = low.get("lang") or low.get("language")
     md.lang = str(lang).split("-")[0].lower() if lang else None
     return md
+
+
+def page_title(md: Metadata, first_heading: str | None) -> str | None:
+    """Title when no og:/JSON-LD title: the part of <title> that is the article's first heading,
+    else <title> without its " | Site" tail, else the first heading."""
+    if md.html_title:
+        parts = [p.strip() for p in _TITLE_SEPARATORS.split(md.html_title) if p.strip()]
+        if first_heading and first_heading.strip() in parts:
+            return first_heading.strip()
+        if len(parts) > 1 and md.site_name and parts[-1] == md.site_name:
+            return " - ".join(parts[:-1])
+        if len(parts) > 1:
+            return max(parts, key=len)
+        return md.html_title
+    return first_heading
+
+
+def page_date(tree: html.HtmlElement, url: str | None) -> str | None:
+    """htmldate's reading of the page's own date markers and URL, without searching the prose."""
+    from htmldate import find_date
+
+    try:
+        found = find_date(tree, url=url, extensive_search=False, original_date=True)
+    except Exception:  # htmldate raises on odd trees; a missing date is not an extraction failure
+        return None
+    return iso_date(found)

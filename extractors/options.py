@@ -20,10 +20,19 @@ class ExtractOptions:
     fast: bool = True
     include_tables: bool = True
     include_links: bool = True
-    # fallback to readability-lxml when the main text is shorter than this share of the page's
-    # visible text, or below min_text_chars; see extractors/html.py for how they were tuned
-    fallback_ratio: float = 0.1
-    min_text_chars: int = 100
+    # trafilatura replaces a main text shorter than this with its "baseline", all the page's
+    # text in one paragraph: headings and lists are lost (a 9-item notice became one block).
+    # 0 keeps its structured result; our own fallback below handles the short ones.
+    min_extracted_size: int = 0
+    # readability-lxml runs when the main text is shorter than fallback_ratio of the page's visible
+    # text (or than min_text_chars), and wins only when it is readability_gain times longer.
+    # Tuned on scrapinghub: at 0.1 readability ran on 24 pages and its longer text won on 13,
+    # 12 of them worse (F1 0.73-0.99 against trafilatura's 0.96-1.0; it keeps bylines, captions,
+    # related links); the one page it rescued had 0.018 of its visible text extracted and
+    # readability found 6.5x more, the harmful wins were at most 1.7x longer.
+    fallback_ratio: float = 0.03
+    min_text_chars: int = 250
+    readability_gain: float = 2.0
     # bounds on the work one page may cause (see extractors/limits.py)
     max_bytes: int = 8 * 1024 * 1024
     max_depth: int = 400

@@ -15,6 +15,8 @@ _UNDERLINE = re.compile(r"^\s*(=+|-+|~+|\^+|\*+)\s*$")
 _MARKED = re.compile(r"^(={1,6}|#{1,6})\s+(\S.*?)\s*(?:=+|#+)?\s*$")  # RD "== Title", ATX "## Title"
 _BULLET = re.compile(r"^\s*(?:[*+\-\u2022\u30fb\u25cf\u25a0]|\d{1,3}[.)]|\(\d{1,3}\))\s+\S")
 _DEFINITION = re.compile(r"^:\s+\S")  # RD ": term"
+# "5/20 02:46 ...", "2024-06-01 10:00 ...": in a run of two or more, each starts a timeline entry
+_TIMED = re.compile(r"^(?:\d{1,4}[/.\-]\d{1,2}(?:[/.\-]\d{1,4})?|\d{1,2}:\d{2})\s")
 # a lone short line reads as a heading when the lexicon knows it ("Timeline", "1. 概要");
 # 60 characters is longer than every lexicon form, shorter than most one-line paragraphs
 _LONE_HEADING_CHARS = 60
@@ -48,6 +50,11 @@ def parse_plaintext(text: str) -> tuple[TextBuilder, bool]:
 
 def _chunk(chunk: str, builder: TextBuilder) -> None:
     lines = [line.rstrip() for line in chunk.split("\n") if line.strip()]
+    timed = sum(1 for line in lines if _TIMED.match(line)) >= 2
+
+    def starts_item(line: str) -> bool:
+        return bool(_BULLET.match(line) or _DEFINITION.match(line) or (timed and _TIMED.match(line)))
+
     i = 0
     para: list[str] = []
     items: list[str] = []
@@ -81,10 +88,10 @@ def _chunk(chunk: str, builder: TextBuilder) -> None:
         ):
             builder.add("heading", line, 2)
             return
-        if _BULLET.match(line) or _DEFINITION.match(line) or (items and line[:1].isspace()):
+        if starts_item(line) or (items and line[:1].isspace()):
             if para:
                 flush()
-            if _BULLET.match(line) or _DEFINITION.match(line):
+            if starts_item(line):
                 items.append(re.sub(r"^\s*(?:[*+\-\u2022\u30fb\u25cf\u25a0]|:)\s+", "", line).strip())
             else:
                 items[-1] = join_lines(items[-1] + "\n" + line)

@@ -83,8 +83,19 @@ class _Lexicon:
                 key = normalize_heading(form)
                 if key:
                     self.exact.setdefault(key, (lang, "skip"))
+        # Latin-script phrases are found through their first word, CJK ones by substring; both
         # longest first, so "root cause analysis" beats "cause" inside a longer heading
-        self.phrases = sorted(self.exact.items(), key=lambda kv: -len(kv[0]))
+        self.by_first: dict[str, list[tuple[str, str, SectionRole, re.Pattern[str]]]] = {}
+        self.cjk: list[tuple[str, str, SectionRole]] = []
+        self.by_length: dict[int, list[str]] = {}
+        for key in self.exact:
+            self.by_length.setdefault(len(key), []).append(key)
+        for phrase, (lang, role) in sorted(self.exact.items(), key=lambda kv: -len(kv[0])):
+            if _is_cjk(phrase):
+                self.cjk.append((phrase, lang, role))
+            else:
+                pattern = re.compile(rf"(?<!\w){re.escape(phrase)}(?!\w)")
+                self.by_first.setdefault(phrase.split()[0], []).append((phrase, lang, role, pattern))
 
     def match(self, heading: str, lang: str | None) -> SectionRole:
         key = normalize_heading(heading)
@@ -93,22 +104,25 @@ class _Lexicon:
         if key in self.exact:
             return self.exact[key][1]
         best: tuple[int, int, SectionRole] | None = None
-        for phrase, (plang, role) in self.phrases:
-            if len(phrase) > len(key):
-                continue
-            if _is_cjk(phrase):
-                found = phrase in key and (len(phrase) >= 2)
-            elif len(phrase) >= _MIN_CONTAINED or " " in phrase:
-                found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", key) is not None
-            else:
-                found = re.search(rf"(?<!\w){re.escape(phrase)}(?!\w)", key) is not None and len(key) <= 24
-            if found:
-                rank = (len(phrase), 1 if lang and plang == lang else 0, role)
-                if best is None or rank[:2] > best[:2]:
-                    best = rank
+        found: list[tuple[str, str, SectionRole]] = [(p, pl, r) for p, pl, r in self.cjk if p in key]
+        for word in set(key.split()):
+            for phrase, plang, role, pattern in self.by_first.get(word, ()):
+                if len(phrase) < _MIN_CONTAINED and len(key) > 24:
+                    continue  # "fix" may name a short heading ("The fix"), not a sentence
+                if pattern.search(key):
+                    found.append((phrase, plang, role))
+        for phrase, plang, role in found:
+            rank = (len(phrase), 1 if lang and plang == lang else 0, role)
+            if best is None or rank[:2] > best[:2]:
+                best = rank
         if best is not None:
             return best[2]
-        close = difflib.get_close_matches(key, list(self.exact), n=1, cutoff=_FUZZY_RATIO)
+        if len(key) > 40:  # long headings are sentences, not typos of a lexicon form
+            return "other"
+        # a ratio of 0.85 needs lengths within 15% of each other: only those are compared
+        spread = max(2, len(key) // 6)
+        near = [k for n in range(len(key) - spread, len(key) + spread + 1) for k in self.by_length.get(n, ())]
+        close = difflib.get_close_matches(key, near, n=1, cutoff=_FUZZY_RATIO)
         return self.exact[close[0]][1] if close else "other"
 
 
@@ -117,6 +131,7 @@ def _lexicon() -> _Lexicon:
     return _Lexicon(json.loads(_LEXICON.read_text(encoding="utf-8")))
 
 
+@lru_cache(maxsize=4096)
 def heading_role(heading: str, lang: str | None = None) -> SectionRole:
     """The record field a section heading feeds ("3. Root Cause Analysis" -> "root_cause")."""
     return _lexicon().match(heading, lang)

@@ -68,7 +68,8 @@ def explain_draft(draft: Draft) -> str:
         value = record.get(key) if key in record else None
         if "." in key:
             head, _, tail = key.partition(".")
-            value = (record.get(head) or {}).get(tail)
+            parent = record.get(head)
+            value = parent.get(tail) if isinstance(parent, dict) else tail
         conf = draft.confidence.get(key)
         how = f"  [{conf.method} {conf.value:.2f}]" if conf else ""
         lines.append(f"{key}{how}")

@@ -17,7 +17,7 @@ from extractors.draft.evidence import (
 # 600 keeps two or three sentences of an English summary.
 MAX_CHARS = {"summary": 600, "trigger": 400, "detection": 400, "symptoms_text": 500, "lessons": 600}
 CJK_FACTOR = 0.5
-MAX_CUE_SENTENCES = 2
+MAX_CUE_SENTENCES = 3
 # A block shorter than this at the top of a page is a byline, date or label, not a summary.
 MIN_LEAD_CHARS = 40
 
