@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
+from pathlib import Path
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
@@ -64,8 +65,18 @@ def ingest_batch(jobs: list[Job], settings: Settings, pool: cf.Executor | None, 
 
 
 @flow(name="ingest", validate_parameters=False)
-def ingest_flow(request: IngestRequest, settings: Settings) -> list[Outcome]:
-    """Discover, fetch, archive, extract, draft and queue; one outcome per source, never stopping."""
+def ingest_flow(
+    request: IngestRequest | dict, settings: Settings | None = None, data_dir: str | None = None
+) -> list[Outcome]:
+    """Discover, fetch, archive, extract, draft and queue; one outcome per source, never stopping.
+
+    In-process callers pass Settings; a deployment passes plain JSON (the request and a data
+    directory) and the settings are built here from the environment, so no secret is stored
+    with the flow run's parameters.
+    """
+    request = IngestRequest.model_validate(request)
+    if settings is None:
+        settings = Settings() if data_dir is None else Settings(data_dir=Path(data_dir))
     jobs, outcomes = discover_task(request, settings)
     workers = request.workers or os.cpu_count() or 1
     pool = make_pool(workers) if workers > 1 and len(jobs) >= POOL_THRESHOLD else None

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import archive, draft, extract, ingest, review, validate
+from flows.cli import archive, draft, extract, ingest, review, schedule, validate
 from flows.cli.common import error
 from flows.settings import VERSION
 from schema.errors import IngestError
@@ -40,6 +40,7 @@ def _root(
 app.add_typer(review.app, name="review")
 app.add_typer(archive.app, name="archive")
 ingest.register(app)
+schedule.register(app)
 extract.register(app)
 draft.register(app)
 validate.register(app)

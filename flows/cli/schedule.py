@@ -1,0 +1,51 @@
+"""`incidents schedule`: serve the scheduled deployments of sources.toml until stopped."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from flows.cli.common import DataDir, make_settings
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("schedule")
+    def schedule(
+        sources_file: Annotated[Path, typer.Option("--sources", help="The sources.toml to schedule.")] = Path(
+            "sources.toml"
+        ),
+        dry_run: Annotated[bool, typer.Option("--dry-run", help="List the deployments and stop.")] = False,
+        data_dir: DataDir = None,
+    ) -> None:
+        """Run each scheduled group of sources.toml on its cron (Ctrl-C stops).
+
+        Uses the Prefect server in PREFECT_API_URL, or starts one on 127.0.0.1 for as long as this
+        runs (Prefect will not schedule on its ephemeral server)."""
+        from flows.cli.ingest import quiet_prefect
+        from flows.schedule import schedules, start_local_server
+
+        settings = make_settings(data_dir)
+        crons = schedules(sources_file)
+        for group, cron in crons.items():
+            print(f"ingest-{group}  {cron}  {sources_file}")
+        if dry_run:
+            return
+        server = None
+        if not os.environ.get("PREFECT_API_URL"):
+            server, api = start_local_server()
+            os.environ["PREFECT_API_URL"] = api
+            print(f"started a Prefect server at {api} (UI: {api.removesuffix('/api')})")
+        quiet_prefect(verbose=False)
+        from prefect import serve
+
+        from flows.schedule import deployments
+
+        try:
+            serve(*deployments(sources_file, settings.data_dir), print_starting_message=True)
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=30)

@@ -1,0 +1,83 @@
+"""`incidents schedule`: one Prefect deployment per scheduled group of sources.toml, served here."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from flows.sources import load_sources
+from schema.errors import InputError
+
+SERVER_START_TIMEOUT = 120.0
+
+
+def schedules(sources_file: Path) -> dict[str, str]:
+    """group -> cron, for every group whose sources carry a schedule; one cron per group."""
+    crons: dict[str, set[str]] = {}
+    for group in load_sources(sources_file).source:
+        if group.schedule:
+            crons.setdefault(group.group, set()).add(group.schedule)
+    clashes = {g: c for g, c in crons.items() if len(c) > 1}
+    if clashes:
+        listing = "; ".join(f"{g}: {', '.join(sorted(c))}" for g, c in sorted(clashes.items()))
+        raise InputError(f"{sources_file}: the sources of one group must share a schedule ({listing})")
+    if not crons:
+        raise InputError(f'{sources_file}: no source has a schedule (add schedule = "0 6 * * *")')
+    return {g: next(iter(c)) for g, c in sorted(crons.items())}
+
+
+def deployments(sources_file: Path, data_dir: Path) -> list[Any]:
+    """A deployment of the ingest flow per group: its cron, and parameters that name the group."""
+    from flows.pipeline import IngestRequest, ingest_flow
+
+    out = []
+    for group, cron in schedules(sources_file).items():
+        request = IngestRequest(sources_file=str(sources_file.resolve()), groups=[group])
+        out.append(
+            ingest_flow.to_deployment(
+                name=f"ingest-{group}",
+                cron=cron,
+                parameters={"request": request.model_dump(mode="json"), "data_dir": str(data_dir.resolve())},
+                tags=["incident-ingest", f"group:{group}"],
+                description=f"Ingest the {group!r} sources of {sources_file.name} on {cron}",
+            )
+        )
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_local_server() -> tuple[subprocess.Popen[bytes], str]:
+    """`prefect server start` on 127.0.0.1, waited for; serve() refuses Prefect's ephemeral mode."""
+    port = int(os.environ.get("INCIDENTS_PREFECT_PORT") or _free_port())
+    api = f"http://127.0.0.1:{port}/api"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + SERVER_START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise InputError(
+                f"prefect server exited with {proc.returncode}; run `prefect server start` to see why"
+            )
+        try:
+            if httpx.get(f"{api}/health", timeout=2).status_code == 200:
+                return proc, api
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    proc.terminate()
+    raise InputError(f"prefect server did not answer on {api} within {SERVER_START_TIMEOUT:.0f}s")
