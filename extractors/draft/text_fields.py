@@ -23,7 +23,15 @@ MIN_LEAD_CHARS = 40
 
 # Where cue sentences count most when no section has the field's role.
 CUE_ROLE_WEIGHT = {
-    "trigger": {"root_cause": 2.0, "summary": 1.5, "timeline": 1.2, "trigger": 3.0},
+    # Plans and lessons talk about changes too, but not the one that started the incident.
+    "trigger": {
+        "root_cause": 2.0,
+        "summary": 1.5,
+        "timeline": 1.2,
+        "trigger": 3.0,
+        "action_items": 0.0,
+        "lessons": 0.0,
+    },
     "detection": {"timeline": 2.0, "detection": 3.0, "summary": 1.2},
     "symptoms_text": {"impact": 2.0, "summary": 1.5, "timeline": 1.0, "symptoms_text": 3.0},
     "lessons": {"lessons": 3.0, "action_items": 1.2, "other": 1.0, "contributing": 1.5},
@@ -82,7 +90,7 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
         if s.role == "skip" or len(s.text) < 15:
             continue
         hits = len(pattern.findall(s.text.lower()))
-        if hits:
+        if hits and weights.get(s.role, 0.8) > 0:
             scored.append((-(hits * weights.get(s.role, 0.8)), i, s))
     scored.sort(key=lambda t: (t[0], t[1]))
     chosen = sorted((t for t in scored[:limit]), key=lambda t: t[1])
