@@ -84,7 +84,9 @@ def _scan_file(path: Path, name: str, found: dict[tuple[str, int], tuple[str, in
                     found[(name, offset)] = (record_id, it.get_record_length())
                     if record.digest_checker.passed is False:
                         for problem in record.digest_checker.problems:
-                            yield Problem(name, offset, f"{problem} (record {record_id}): the record was altered")
+                            yield Problem(
+                                name, offset, f"{problem} (record {record_id}): the record was altered"
+                            )
                     offset += it.get_record_length()
                 return
             except Exception as exc:  # zlib, EOF, ArchiveLoadFailed: whatever the damage looks like

@@ -10,7 +10,9 @@ from flows.settings import Settings
 from tests.cli import run
 from tests.flows.archive.helpers import warc_files
 
-PAGES = [(f"https://example.org/post/{n}", f"<html><body>incident {n}</body></html>".encode()) for n in range(3)]
+PAGES = [
+    (f"https://example.org/post/{n}", f"<html><body>incident {n}</body></html>".encode()) for n in range(3)
+]
 
 
 def _fill(settings: Settings) -> list[Capture]:
@@ -75,7 +77,9 @@ def test_index_entry_pointing_nowhere_is_caught(settings: Settings) -> None:
             db.execute("UPDATE captures SET offset = offset + 1 WHERE id = ?", (captures[0].id,))
         report = verify(archive.raw, archive.index)
     assert not report.ok
-    assert any(p.problem == f"index entry {captures[0].id} points at no record" for p in report.problems or [])
+    assert any(
+        p.problem == f"index entry {captures[0].id} points at no record" for p in report.problems or []
+    )
 
 
 def test_unknown_warc_file_is_reported(settings: Settings) -> None:

@@ -25,15 +25,17 @@ from tests.httpserver import LoopbackServer, Reply
 
 def _records(path: Path) -> list[tuple[str, str | None]]:
     with open(path, "rb") as fh:
-        return [
-            (r.rec_type, r.rec_headers.get_header("WARC-Target-URI")) for r in ArchiveIterator(fh)
-        ]
+        return [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI")) for r in ArchiveIterator(fh)]
 
 
 def test_fetch_writes_request_response_metadata(settings: Settings, loopback: LoopbackServer) -> None:
-    loopback.route("/robots.txt", Reply(body=b"User-agent: *\nAllow: /\n", headers={"Content-Type": "text/plain"}))
+    loopback.route(
+        "/robots.txt", Reply(body=b"User-agent: *\nAllow: /\n", headers={"Content-Type": "text/plain"})
+    )
     loopback.route("/old", Reply(301, headers={"Location": "/new"}))
-    loopback.route("/new", Reply(body=b"<html><body>postmortem</body></html>", headers={"Content-Type": "text/html"}))
+    loopback.route(
+        "/new", Reply(body=b"<html><body>postmortem</body></html>", headers={"Content-Type": "text/html"})
+    )
     with Fetcher(settings) as fetcher, Archive(settings) as archive:
         result = fetcher.fetch(loopback.url("/old"))
         capture = archive.record_fetch(result)
@@ -42,7 +44,9 @@ def test_fetch_writes_request_response_metadata(settings: Settings, loopback: Lo
     url = loopback.url("/new")
     assert _records(path) == [("warcinfo", None), ("request", url), ("response", url), ("metadata", url)]
     with open(path, "rb") as fh:
-        (fields,) = [json.loads(r.content_stream().read()) for r in ArchiveIterator(fh) if r.rec_type == "metadata"]
+        (fields,) = [
+            json.loads(r.content_stream().read()) for r in ArchiveIterator(fh) if r.rec_type == "metadata"
+        ]
     assert fields["outcome"] == "fetched" and fields["capture"] == capture.id
     assert fields["robots"]["allowed"] is True and fields["robots"]["reason"] == "allowed by robots.txt"
     assert fields["redirects"] == [{"url": loopback.url("/old"), "status": 301, "location": url}]
@@ -56,7 +60,10 @@ def test_warcio_check_and_index_pass(settings: Settings, loopback: LoopbackServe
     with Fetcher(settings) as fetcher, Archive(settings) as archive:
         archive_page(fetcher, archive, loopback, "/a", b"<p>a</p>")
         archive_page(fetcher, archive, loopback, "/a", b"<p>a</p>")  # a revisit
-        loopback.route("/chunked", Reply(body=b"<p>chunked</p>" * 50, headers={"Content-Type": "text/html"}, chunked=True))
+        loopback.route(
+            "/chunked",
+            Reply(body=b"<p>chunked</p>" * 50, headers={"Content-Type": "text/html"}, chunked=True),
+        )
         result = fetcher.fetch(loopback.url("/chunked"))
         chunked = archive.record_fetch(result)
         archive.store_resource(b"# saved\n", url="file:///tmp/saved.md", content_type="text/markdown")
@@ -100,9 +107,7 @@ def test_index_is_wal_and_holds_the_fields(settings: Settings, loopback: Loopbac
     assert capture.id.startswith("c-") and row[8] > 0 and row[9] > 0
 
 
-def test_files_rotate_by_size_and_closed_files_never_change(
-    data_dir: Path, loopback: LoopbackServer
-) -> None:
+def test_files_rotate_by_size_and_closed_files_never_change(data_dir: Path, loopback: LoopbackServer) -> None:
     settings = fast_settings(data_dir, warc_max_bytes=3000)
     with Fetcher(settings) as fetcher, Archive(settings) as archive:
         archive_page(fetcher, archive, loopback, "/0", b"<p>0</p>" + os.urandom(2000).hex().encode())
@@ -207,7 +212,9 @@ def test_several_processes_append_safely(data_dir: Path) -> None:
 def test_store_resource_and_its_revisit(settings: Settings) -> None:
     page = "<html><body>장애 보고서</body></html>".encode("euc-kr")
     with Archive(settings) as archive:
-        first = archive.store_resource(page, url="file:///saved/p.html", content_type="text/html", source_path="p.html")
+        first = archive.store_resource(
+            page, url="file:///saved/p.html", content_type="text/html", source_path="p.html"
+        )
         again = archive.store_resource(page, url="file:///saved/p.html", content_type="text/html")
         assert first.kind == "resource" and first.source_path == "p.html" and first.status is None
         assert again.kind == "revisit" and again.revisit_of == first.id
