@@ -10,7 +10,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 PAGES = {
-    "https://status.example.com/incidents/42": b"<html><head><title>Outage</title></head><body>down</body></html>",
+    "https://status.example.com/incidents/42": b"<html><title>Outage</title><body>down</body></html>",
     "https://status.example.com/logo.png": b"\x89PNG\r\n\x1a\n" + bytes(40),
 }
 
