@@ -13,6 +13,7 @@ from flows.archive.capture import Capture, Kind
 from flows.archive.index import Index
 from flows.archive.reader import read_content
 from flows.archive.warc import (
+    Batch,
     WarcAppender,
     capture_id,
     http_request_headers,
@@ -71,106 +72,110 @@ class Archive:
             common["WARC-IP-Address"] = result.peer_address
         http_head = http_response_headers(result.status, result.reason, result.http_version, result.headers)
         has_body = result.body_path is not None and result.outcome == "fetched"
-        with (
-            (
+
+        def build(batch: Batch) -> Capture:
+            with (
                 open(result.body_path, "rb") if has_body and result.body_path else BytesIO()  # noqa: SIM115
-            ) as body,
-            self._appender.append() as batch,
-        ):
-            b = batch.builder
-            digest = sha1_base32(body)
-            size = body.seek(0, 2)
-            body.seek(0)
-            earlier = None
-            if result.outcome == "fetched":
-                earlier = self.index.with_digest(result.canonical_url, digest)
-            headers = {**common, "WARC-Record-ID": response_id}
-            revisit_of: str | None = None
-            kind: Kind
-            if result.outcome == "unchanged":
-                kind = "unchanged"
-                revisit_of = result.previous.id if result.previous is not None else None
-                record = b.create_warc_record(
-                    result.final_url, "response", http_headers=http_head, warc_headers_dict=headers
-                )
-            elif earlier is not None:
-                kind, revisit_of = "revisit", earlier.id
-                record = b.create_revisit_record(
+            ) as body:
+                b = batch.builder
+                digest = sha1_base32(body)
+                size = body.seek(0, 2)
+                body.seek(0)
+                earlier = None
+                if result.outcome == "fetched":
+                    earlier = self.index.with_digest(result.canonical_url, digest)
+                headers = {**common, "WARC-Record-ID": response_id}
+                revisit_of: str | None = None
+                kind: Kind
+                if result.outcome == "unchanged":
+                    kind = "unchanged"
+                    revisit_of = result.previous.id if result.previous is not None else None
+                    record = b.create_warc_record(
+                        result.final_url, "response", http_headers=http_head, warc_headers_dict=headers
+                    )
+                elif earlier is not None:
+                    kind, revisit_of = "revisit", earlier.id
+                    record = b.create_revisit_record(
+                        result.final_url,
+                        digest,
+                        earlier.url,
+                        earlier.captured_at,
+                        http_headers=http_head,
+                        warc_headers_dict={**headers, "WARC-Refers-To": earlier.record_id},
+                    )
+                else:
+                    kind = "response"
+                    record = b.create_warc_record(
+                        result.final_url,
+                        "response",
+                        payload=body,
+                        length=size,
+                        http_headers=http_head,
+                        warc_headers_dict={**headers, "WARC-Payload-Digest": digest},
+                    )
+                request = b.create_warc_record(
                     result.final_url,
-                    digest,
-                    earlier.url,
-                    earlier.captured_at,
-                    http_headers=http_head,
-                    warc_headers_dict={**headers, "WARC-Refers-To": earlier.record_id},
+                    "request",
+                    http_headers=http_request_headers(result.request_line, result.request_headers),
+                    warc_headers_dict={**common, "WARC-Concurrent-To": response_id},
                 )
-            else:
-                kind = "response"
-                record = b.create_warc_record(
-                    result.final_url,
-                    "response",
-                    payload=body,
-                    length=size,
-                    http_headers=http_head,
-                    warc_headers_dict={**headers, "WARC-Payload-Digest": digest},
+                batch.write(request)
+                where = batch.write(record)
+                cid = capture_id(response_id)
+                fields = {
+                    "capture": cid,
+                    "outcome": result.outcome
+                    if kind != "revisit"
+                    else "fetched (payload identical to an earlier capture)",
+                    "requested_url": result.url,
+                    "final_url": result.final_url,
+                    "canonical_url": result.canonical_url,
+                    "rel_canonical": result.rel_canonical,
+                    "redirects": [hop.as_dict() for hop in result.redirects],
+                    "robots": result.robots.as_dict() if result.robots else None,
+                    "timings": result.timings,
+                    "attempts": result.attempts,
+                    "payload_sha256": result.payload_sha256,
+                    "decoded_size": result.decoded_size,
+                    "wire_size": result.body_size,
+                    "revisit_of": revisit_of,
+                }
+                batch.write(
+                    metadata_record(
+                        b, result.final_url, fields, {**common, "WARC-Concurrent-To": response_id}
+                    )
                 )
-            request = b.create_warc_record(
-                result.final_url,
-                "request",
-                http_headers=http_request_headers(result.request_line, result.request_headers),
-                warc_headers_dict={**common, "WARC-Concurrent-To": response_id},
-            )
-            batch.write(request)
-            where = batch.write(record)
-            cid = capture_id(response_id)
-            fields = {
-                "capture": cid,
-                "outcome": result.outcome
-                if kind != "revisit"
-                else "fetched (payload identical to an earlier capture)",
-                "requested_url": result.url,
-                "final_url": result.final_url,
-                "canonical_url": result.canonical_url,
-                "rel_canonical": result.rel_canonical,
-                "redirects": [hop.as_dict() for hop in result.redirects],
-                "robots": result.robots.as_dict() if result.robots else None,
-                "timings": result.timings,
-                "attempts": result.attempts,
-                "payload_sha256": result.payload_sha256,
-                "decoded_size": result.decoded_size,
-                "wire_size": result.body_size,
-                "revisit_of": revisit_of,
-            }
-            batch.write(
-                metadata_record(b, result.final_url, fields, {**common, "WARC-Concurrent-To": response_id})
-            )
-            previous = result.previous
-            capture = Capture(
-                id=cid,
-                url=result.final_url,
-                canonical_url=result.canonical_url,
-                captured_at=date,
-                status=result.status,
-                mime=result.mime or media_type(result.content_type),
-                payload_sha256=result.payload_sha256
-                if kind != "unchanged"
-                else (previous.payload_sha256 if previous else None),
-                payload_digest=digest
-                if kind != "unchanged"
-                else (previous.payload_digest if previous else None),
-                warc_file=where.warc_file,
-                offset=where.offset,
-                length=where.length,
-                revisit_of=revisit_of,
-                kind=kind,
-                record_id=response_id,
-                content_type=result.content_type,
-                etag=result.header("etag") or (previous.etag if previous and kind == "unchanged" else None),
-                last_modified=result.header("last-modified")
-                or (previous.last_modified if previous and kind == "unchanged" else None),
-                requested_url=canonicalize_url(result.url) if result.url != result.final_url else None,
-            )
-            Index.insert(batch.db, capture)
-        return capture
+                previous = result.previous
+                capture = Capture(
+                    id=cid,
+                    url=result.final_url,
+                    canonical_url=result.canonical_url,
+                    captured_at=date,
+                    status=result.status,
+                    mime=result.mime or media_type(result.content_type),
+                    payload_sha256=result.payload_sha256
+                    if kind != "unchanged"
+                    else (previous.payload_sha256 if previous else None),
+                    payload_digest=digest
+                    if kind != "unchanged"
+                    else (previous.payload_digest if previous else None),
+                    warc_file=where.warc_file,
+                    offset=where.offset,
+                    length=where.length,
+                    revisit_of=revisit_of,
+                    kind=kind,
+                    record_id=response_id,
+                    content_type=result.content_type,
+                    etag=result.header("etag")
+                    or (previous.etag if previous and kind == "unchanged" else None),
+                    last_modified=result.header("last-modified")
+                    or (previous.last_modified if previous and kind == "unchanged" else None),
+                    requested_url=canonicalize_url(result.url) if result.url != result.final_url else None,
+                )
+                Index.insert(batch.db, capture)
+                return capture
+
+        return self._appender.submit(build)
 
     def store_resource(
         self, data: bytes, *, url: str, content_type: str, source_path: str | None = None
@@ -181,7 +186,8 @@ class Archive:
         digest = sha1_base32(payload)
         record_id = new_record_id()
         date = warc_date()
-        with self._appender.append() as batch:
+
+        def build(batch: Batch) -> Capture:
             b = batch.builder
             earlier = self.index.with_digest(canonical, digest)
             headers = {"WARC-Date": date, "WARC-Record-ID": record_id}
@@ -226,7 +232,9 @@ class Archive:
                 source_path=source_path,
             )
             Index.insert(batch.db, capture)
-        return capture
+            return capture
+
+        return self._appender.submit(build)
 
     def import_warc(self, path: Path | str) -> list[Capture]:
         """Index the captures of a WARC made elsewhere (copied into raw/imported/ first)."""
