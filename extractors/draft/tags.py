@@ -40,11 +40,25 @@ def _is_latin(form: str) -> bool:
     return all(ord(c) < 0x2E80 for c in form)
 
 
+# Korean attaches particles to nouns (서버에, 로그를); anything else after a Hangul form means it is
+# the start of a longer word (디스크 in 디스크립터). Katakana words likewise run on (ディスククォータ).
+_KO_AFTER = (
+    r"(?![가-힣])|(?=(?:은|는|이|가|을|를|의|에|에서|로|으로|와|과|도|만|까지|부터|에게|이나|나|란|라는|이라는|"
+    r"들|된|되|한|할|하|였|이었|입니다|이다|였다)(?![가-힣]{2}))"
+)
+
+
 def _form_pattern(form: str) -> str:
     esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
+    if re.search(r"[가-힣]$", form):
+        return rf"(?<![가-힣]){esc}(?:{_KO_AFTER})" if len(form) <= 3 else esc
+    if re.fullmatch(r"[\u30a0-\u30ff]+", form):
+        return rf"(?<![\u30a0-\u30ff]){esc}(?![\u30a0-\u30ff])"
     if _is_latin(form):
         # Whole words: "CA" must not match "cache", "edge" not "knowledge"; a plural s is allowed.
-        return rf"(?<![\w\-/.]){esc}(?:s|es)?(?![\w])" if form[-1:].isalnum() else rf"(?<![\w]){esc}"
+        # Inflections of single words count too (upgrade -> upgraded, upgrading).
+        suffix = r"(?:s|es|d|ed|ing)?" if " " not in form and form.islower() else r"(?:s|es)?"
+        return rf"(?<![\w\-/.]){esc}{suffix}(?![\w])" if form[-1:].isalnum() else rf"(?<![\w]){esc}"
     return esc
 
 
@@ -66,6 +80,11 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
         for aliases in t.aliases.values():
             forms.update(aliases)
         forms = {f.strip() for f in forms if f and len(f.strip()) >= 2}
+        weak = set(settings()["weak_forms"].get(kind, {}).get(term, [])) & forms
+        forms -= weak
+        if weak:
+            pattern = "|".join(_form_pattern(f) for f in sorted(weak, key=len, reverse=True))
+            out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"]))
         # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
         upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
         rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)

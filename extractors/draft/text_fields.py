@@ -55,14 +55,14 @@ def take(sentences: list[Sentence], limit: int) -> list[Sentence]:
     return out
 
 
-def join(sentences: list[Sentence]) -> str:
+def join(sentences: list[Sentence], lang: str = "en") -> str:
     # Sentences of one block join with a space, blocks with a blank line (as in the seed record).
     parts: list[str] = []
     last_block = None
     for s in sentences:
         if parts and last_block is not None and s.block != last_block:
             parts.append("\n\n")
-        elif parts:
+        elif parts and lang not in ("ja", "zh"):  # Japanese and Chinese sentences run on without spaces
             parts.append(" ")
         parts.append(squeeze(s.text))
         last_block = s.block
@@ -109,7 +109,7 @@ def draft_text_field(ctx: Context, name: str) -> Found:
     else:
         chosen, conf = take(cue_sentences(ctx, name), limit), confidence(0.4, "cue")
     if chosen:
-        found.put(name, {lang: join(chosen)}, [sentence_evidence(ctx, s) for s in chosen], conf)
+        found.put(name, {lang: join(chosen, lang)}, [sentence_evidence(ctx, s) for s in chosen], conf)
     return found
 
 
