@@ -226,3 +226,32 @@ def test_unknown_capture_is_an_archive_error(settings: Settings) -> None:
 
     with Archive(settings) as archive, pytest.raises(ArchiveError, match="archive list"):
         archive.get("c-0000")
+
+
+def test_threads_share_appends_and_a_failed_job_leaves_no_trace(settings: Settings) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from flows.archive.warc import Batch
+
+    with Archive(settings) as archive:
+
+        def store(n: int) -> str:
+            return archive.store_resource(
+                b"<p>%d</p>" % n * 50, url=f"https://example.org/{n}", content_type="text/html"
+            ).id
+
+        def broken(batch: Batch) -> None:
+            batch.write(batch.builder.create_warcinfo_record("half", {"note": "written, then failed"}))
+            raise RuntimeError("boom")
+
+        with ThreadPoolExecutor(8) as pool:
+            stored = list(pool.map(store, range(40)))
+            with pytest.raises(RuntimeError, match="boom"):
+                archive._appender.submit(broken)
+            stored += list(pool.map(store, range(40, 60)))
+        assert len(set(stored)) == 60
+        for n, capture_id in enumerate(stored):
+            assert archive.read_payload(capture_id) == b"<p>%d</p>" % n * 50
+        assert verify(archive.raw, archive.index).ok
+    kinds = [kind for path in warc_files(settings.raw_dir) for kind, _ in _records(path)]
+    assert kinds.count("warcinfo") == len(warc_files(settings.raw_dir))  # the failed job's record is gone
