@@ -100,7 +100,7 @@ def _scan(path: Path, name: str) -> Iterator[dict[str, Any]]:
                 if record.rec_type != "revisit":
                     digest = hashlib.sha256()
                     stream = record.content_stream()
-                    for chunk in iter(lambda s=stream: s.read(1 << 20), b""):
+                    while chunk := stream.read(1 << 20):
                         digest.update(chunk)
                     sha = digest.hexdigest()
                 it.read_to_end(record)

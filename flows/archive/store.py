@@ -122,7 +122,7 @@ class Archive:
                 batch.write(request)
                 where = batch.write(record)
                 cid = capture_id(response_id)
-                fields = {
+                fields: dict[str, object] = {
                     "capture": cid,
                     "outcome": result.outcome
                     if kind != "revisit"

@@ -23,7 +23,7 @@ def _offline_suffix_list() -> Iterator[None]:
     import tldextract
 
     saved = tldextract.extract
-    tldextract.extract = tldextract.TLDExtract(suffix_list_urls=())
+    tldextract.extract = tldextract.TLDExtract(suffix_list_urls=())  # type: ignore[assignment]
     try:
         yield
     finally:

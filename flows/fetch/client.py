@@ -11,6 +11,7 @@ import random
 import ssl
 import tempfile
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +22,7 @@ import httpcore
 import httpx
 
 from flows.fetch.body import BodySink, BodyTooLarge
-from flows.fetch.content import is_accepted, media_type, sniff
+from flows.fetch.content import ACCEPTED_TYPES, media_type, sniff
 from flows.fetch.errors import HTTPStatusFailure, SourceGone
 from flows.fetch.guard import AddressGuard, GuardedBackend, Resolver
 from flows.fetch.politeness import HostGate
@@ -71,8 +72,11 @@ class _Transient(Exception):
 
 @dataclass
 class _Deadline:
+    """Per-URL call state: when its time is up, and which media types it takes."""
+
     at: float
     total: float
+    accept: frozenset[str] = ACCEPTED_TYPES
 
     def remaining(self) -> float:
         return self.at - time.monotonic()
@@ -139,10 +143,18 @@ class Fetcher:
 
     # -- the public call -------------------------------------------------------------------
 
-    def fetch(self, url: str, *, conditional: Capture | None = None) -> FetchResult:
+    def fetch(
+        self, url: str, *, conditional: Capture | None = None, accept: Collection[str] | None = None
+    ) -> FetchResult:
+        """`accept`: media types to take instead of pages (HTML, XHTML, text, Markdown), e.g.
+        feeds and sitemaps for discovery."""
         started = time.monotonic()
         started_at = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
-        deadline = _Deadline(started + self._s.total_timeout, self._s.total_timeout)
+        deadline = _Deadline(
+            started + self._s.total_timeout,
+            self._s.total_timeout,
+            frozenset(accept) if accept is not None else ACCEPTED_TYPES,
+        )
         headers: dict[str, str] = {}
         if conditional is not None:
             if getattr(conditional, "etag", None):
@@ -341,7 +353,7 @@ class Fetcher:
             ex.memory = bytes(sink.head)
             return
         kind = media_type(response.headers.get("content-type"))
-        if kind is not None and not is_accepted(kind):
+        if kind is not None and kind not in deadline.accept:
             raise SkipSource(f"unsupported content type {kind} at {ex.url}")
         self._tmp.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix="body-", dir=self._tmp)
@@ -352,7 +364,7 @@ class Fetcher:
                 self._pump(response, sink, deadline, ex.url)
             if kind is None:
                 kind = sniff(bytes(sink.head))
-                if not is_accepted(kind):
+                if kind not in deadline.accept:
                     raise SkipSource(
                         f"unsupported content type {kind} at {ex.url} (no Content-Type; sniffed)"
                     )

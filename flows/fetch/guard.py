@@ -8,6 +8,7 @@ import typing
 from collections.abc import Callable, Iterable
 
 import httpcore
+from httpcore._backends.sync import SyncStream
 
 from flows.fetch.errors import AddressRefused, SourceGone
 
@@ -138,5 +139,5 @@ class GuardedBackend(httpcore.SyncBackend):
             for option in socket_options or []:
                 sock.setsockopt(*option)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            return httpcore._backends.sync.SyncStream(sock)
+            return SyncStream(sock)
         raise httpcore.ConnectError(f"{last}")

@@ -114,3 +114,13 @@ def test_conditional_request_and_304(settings: Settings, loopback: LoopbackServe
         assert archive.latest(loopback.url("/p")) == capture  # a 304 is no new payload
     sent = loopback.hits("/p")[1].headers
     assert sent["If-None-Match"] == '"v1"' and sent["If-Modified-Since"] == stamp
+
+
+def test_accept_widens_the_types_for_discovery(settings: Settings, loopback: LoopbackServer) -> None:
+    feed = b'<?xml version="1.0"?><rss version="2.0"><channel><title>Status</title></channel></rss>'
+    loopback.route("/feed", Reply(body=feed, headers={"Content-Type": "application/rss+xml"}))
+    with Fetcher(settings) as fetcher:
+        with pytest.raises(SkipSource, match="application/rss"):
+            fetcher.fetch(loopback.url("/feed"))
+        result = fetcher.fetch(loopback.url("/feed"), accept={"application/rss+xml", "text/html"})
+    assert result.body == feed and result.mime == "application/rss+xml"
