@@ -131,6 +131,7 @@ class Fetcher:
         self._robots = RobotsCache(self._load_robots, settings.user_agent)
         self._tmp = settings.raw_dir / ".tmp"
         self._rng = random.Random()
+        _sweep_stale_bodies(self._tmp)
 
     def __enter__(self) -> Fetcher:
         return self
@@ -384,6 +385,20 @@ class Fetcher:
                     )
         except httpx.HTTPError as exc:
             raise _translate(exc, url, self._s) from exc
+
+
+STALE_BODY_SECONDS = 24 * 3600  # older than any fetch can take; left by a killed process
+
+
+def _sweep_stale_bodies(folder: Path) -> None:
+    """Remove temp bodies that a killed run left behind (a live run's are minutes old at most)."""
+    if not folder.is_dir():
+        return
+    cutoff = time.time() - STALE_BODY_SECONDS
+    for path in folder.glob("body-*"):
+        with contextlib.suppress(OSError):
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
 
 
 def _check_scheme(url: str) -> None:

@@ -127,3 +127,16 @@ def test_too_many_redirects(data_dir: Path, loopback: LoopbackServer) -> None:
     ):
         fetcher.fetch(loopback.url("/r0"))
     assert loopback.count("/r10") == 1 and loopback.count("/r11") == 0
+
+
+def test_stale_temp_bodies_are_swept(settings: Settings) -> None:
+    import os
+
+    tmp = settings.raw_dir / ".tmp"
+    tmp.mkdir(parents=True)
+    stale, fresh = tmp / "body-stale", tmp / "body-fresh"
+    stale.write_bytes(b"left by a killed run")
+    fresh.write_bytes(b"another process is writing this")
+    os.utime(stale, (time.time() - 3 * 86400, time.time() - 3 * 86400))
+    Fetcher(settings).close()
+    assert not stale.exists() and fresh.exists()
