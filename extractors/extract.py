@@ -12,6 +12,7 @@ from extractors.decode import decode_bytes
 from extractors.language import detect_language
 from extractors.layout import TextBuilder
 from extractors.limits import check_bytes
+from extractors.linklists import article_links, read_page_links, restore_link_lists
 from extractors.markdown import parse_markdown
 from extractors.metadata import Metadata, front_matter_metadata, page_date, page_title, read_metadata
 from extractors.options import ExtractOptions
@@ -100,12 +101,21 @@ def _from_html(
     if not meta.published:
         meta.published = page_date(tree, url)
     visible = html_path.visible_text_length(tree)  # before trafilatura prunes the tree in place
+    page_links = read_page_links(tree, anchors=not options.include_links)
     body, _ = html_path.run_trafilatura(tree, url, options)
     builder = TextBuilder()
     links: list[Link] = []
+    name, version = "trafilatura", _version("trafilatura")
     if body is not None:
         html_path.walk_trafilatura(body, builder, links)
-    name, version = "trafilatura", _version("trafilatura")
+        if html_path.is_flat(body):
+            # a short article got trafilatura's flat baseline: read the same <article> ourselves
+            article = html_path.article_element(text)
+            if article is not None:
+                rebuilt, rebuilt_links = TextBuilder(), []
+                html_path.walk_html(article, rebuilt, rebuilt_links)
+                if len(rebuilt.blocks) > 1 and 0.5 * len(builder) <= len(rebuilt) <= 1.5 * len(builder):
+                    builder, links, name = rebuilt, rebuilt_links, "trafilatura+article"
     if len(builder) < max(options.min_text_chars, options.fallback_ratio * visible):
         fallback = html_path.run_readability(text)
         if fallback is not None:
@@ -120,6 +130,10 @@ def _from_html(
         first = next((b for b in builder.blocks if b.kind == "heading"), None)
         meta.title = page_title(meta, builder.text[first.start : first.end] if first else None)
     builder = _reread_preformatted(builder)
+    builder, restored = restore_link_lists(builder, page_links)
+    if restored:
+        warnings.append(f"{restored} link-only lists dropped by the main extractor put back")
+    links = _dedupe(links + article_links(page_links, builder.text))
     if deep:
         warnings.append(
             f"markup nested {html_path.LIBXML2_MAX_DEPTH}+ levels deep; libxml2 drops what lies deeper"

@@ -320,6 +320,17 @@ def _inline_skip_lists(el: etree._Element, links: list[Link]) -> Iterator[str]:
             yield child.tail
 
 
+def is_flat(body: etree._Element) -> bool:
+    """trafilatura's baseline answer: one paragraph holding all the text, its structure lost."""
+    return len(body) == 1 and body[0].tag == "p" and not len(body[0])
+
+
+def article_element(text: str) -> etree._Element | None:
+    """The page's one outermost <article>, if it has exactly one."""
+    articles = parse_html(text).xpath("//article[not(ancestor::article)]")
+    return articles[0] if len(articles) == 1 else None
+
+
 def run_readability(text: str) -> etree._Element | None:
     """readability-lxml's main-content element, or None when it finds nothing."""
     from readability import Document as Readability

@@ -172,6 +172,22 @@ def draft_date(ctx: Context, source_url: str) -> Found:
         found.put("date", iso, quotes, confidence(0.9, "metadata"))
         found.put("date_kind", "published")
         return found
+    # A byline date: a short block near the top that is (or holds) a date, "March 14, 2024 · Priya".
+    from extractors.draft.timeline import _dates
+
+    for block in ctx.blocks[:6]:
+        if block.kind == "heading" or block.start > 600 or block.end - block.start > 80:
+            continue
+        if re.search(r"(?i)incident|outage|occurred|발생|장애|発生|障害", doc.text[block.start : block.end]):
+            continue  # "Incident date: ..." is when it happened, not when it was published
+        found_dates = _dates(doc.text[block.start : block.end], 0)
+        full = [(a, b, d) for a, b, d in found_dates if d.year > 1900]
+        if full:
+            a, b, d = full[0]
+            q = evidence(doc, block.start + a, block.start + b, None)
+            found.put("date", d.isoformat(), [q], confidence(0.75, "rule"))
+            found.put("date_kind", "published")
+            return found
     # Blogs put the publication date in the URL (/2023/02/08/slug); incident logs put the incident
     # date there (/incidents/2020-09-21-...), so a dashed date after an "incident" path is skipped.
     url = doc.canonical_url or doc.url or source_url or ""
