@@ -169,3 +169,55 @@ def test_bad_sources_file_is_one_clear_failure(capsys, data_dir: Path) -> None:
     toml.write_text('[[source]]\nname = "x"\nfeed = "http://127.0.0.1/f"\nsitemap = "http://127.0.0.1/s"\n')
     result = run(capsys, "ingest", "--sources", str(toml))
     assert "failed" in result.out and "exactly one of urls, feed, sitemap, index" in result.out
+
+
+def _foreign_warc(path: Path) -> None:
+    """A WARC as wget --warc-file writes one: warcinfo, then request/response pairs."""
+    from io import BytesIO
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    pages = {
+        "https://blog.tidewater.example/posts/queue-backlog.html": "en-queue-outage.html",
+        "https://blog.tidewater.example/posts/db-failover.html": "ko-db-failover.html",
+    }
+    with path.open("wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        writer.write_record(writer.create_warcinfo_record(path.name, {"software": "Wget/1.21.3"}))
+        for url, name in pages.items():
+            body = (Path(__file__).parents[1] / "data" / "pipeline" / name).read_bytes()
+            headers = StatusAndHeaders(
+                "200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1"
+            )
+            writer.write_record(
+                writer.create_warc_record(url, "response", payload=BytesIO(body), http_headers=headers)
+            )
+        image = StatusAndHeaders("200 OK", [("Content-Type", "image/png")], protocol="HTTP/1.1")
+        writer.write_record(
+            writer.create_warc_record(
+                "https://blog.tidewater.example/logo.png",
+                "response",
+                payload=BytesIO(b"\x89PNG..."),
+                http_headers=image,
+            )
+        )
+
+
+def test_a_warc_made_elsewhere_is_indexed_and_its_pages_drafted(
+    capsys, data_dir: Path, tmp_path: Path
+) -> None:
+    warc = tmp_path / "crawl.warc.gz"
+    _foreign_warc(warc)
+    result = run(capsys, "ingest", str(warc))
+    assert result.code == 0, result.err
+    lines = result.out.splitlines()
+    assert [line.split()[0] for line in lines] == ["drafted", "drafted"], result.out
+    drafts = list(QueueStore(data_dir / "records" / "queue").drafts())
+    assert {d.source.url for d in drafts} == {
+        "https://blog.tidewater.example/posts/queue-backlog.html",
+        "https://blog.tidewater.example/posts/db-failover.html",
+    }
+    assert all(d.source.snapshot for d in drafts)
+    again = run(capsys, "ingest", str(warc))
+    assert [line.split()[0] for line in again.out.splitlines()] == ["duplicate", "duplicate"], again.out
