@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Iterator
+from datetime import datetime
 from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -302,8 +303,7 @@ class Archive:
 
 
 def _warc_date_of(started_at: str) -> str:
+    """The fetch's start time as WARC-Date: the capture is dated when it was asked for."""
     with contextlib.suppress(ValueError):
-        from datetime import datetime
-
         return warc_date(datetime.fromisoformat(started_at.replace("Z", "+00:00")))
     return warc_date()

@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 import threading
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -36,13 +37,7 @@ def warc_date(when: datetime | None = None) -> str:
 
 
 def new_record_id() -> str:
-    return f"<urn:uuid:{_uuid4()}>"
-
-
-def _uuid4() -> str:
-    import uuid
-
-    return str(uuid.uuid4())
+    return f"<urn:uuid:{uuid.uuid4()}>"
 
 
 def capture_id(record_id: str) -> str:

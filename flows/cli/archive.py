@@ -33,6 +33,8 @@ def list_(
     if as_json:
         print(json.dumps([c.as_dict() for c in captures], ensure_ascii=False, indent=1))
         return
+    if not captures:
+        print(f"no captures{f' under {url}' if url else ''} in {archive.raw}", file=sys.stderr)
     for c in captures:
         status = "-" if c.status is None else str(c.status)
         print(f"{c.id}  {c.captured_at}  {status:>3}  {c.mime or '-':<22} {c.kind:<9} {c.url}")
