@@ -95,6 +95,9 @@ def draft_payload(task: DraftTask) -> Draft:
     from extractors.draft import draft_document
 
     doc = extract_document(task.data, url=task.url, content_type=task.content_type)
+    if task.job.language and not doc.language:
+        # The curator's hint from sources.toml, only where the page itself did not tell.
+        doc = doc.model_copy(update={"language": task.job.language})
     draft = draft_document(
         doc, source_url=task.url, snapshot=task.snapshot, snapshot_digest=task.digest, now=task.now
     )

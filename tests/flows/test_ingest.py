@@ -221,3 +221,22 @@ def test_a_warc_made_elsewhere_is_indexed_and_its_pages_drafted(
     assert all(d.source.snapshot for d in drafts)
     again = run(capsys, "ingest", str(warc))
     assert [line.split()[0] for line in again.out.splitlines()] == ["duplicate", "duplicate"], again.out
+
+
+def test_index_page_with_link_pattern_and_org_override(capsys, blog: LoopbackServer, data_dir: Path) -> None:
+    links = "".join(f'<li><a href="{p}">post</a></li>' for p in POSTMORTEMS)
+    index = f'<html><body><ul>{links}<li><a href="/about.html">About</a></li></ul></body></html>'
+    blog.route("/blog/", Reply(body=index.encode(), headers={"Content-Type": "text/html"}))
+    toml = data_dir / "sources.toml"
+    toml.write_text(
+        f'[[source]]\nname = "index"\nindex = "{blog.url("/blog/")}"\n'
+        'link_pattern = "/posts/"\norg = "Tidewater Inc."\n'
+    )
+    result = run(capsys, "ingest", "--sources", str(toml), "--json")
+    assert result.code == 0, result.err
+    outcomes = json.loads(result.out)
+    assert [o["status"] for o in outcomes] == ["drafted"] * 3, outcomes
+    assert blog.count("/about.html") == 0
+    drafts = list(QueueStore(data_dir / "records" / "queue").drafts())
+    assert {(d.record.org, d.record.org_slug) for d in drafts} == {("Tidewater Inc.", "tidewater-inc")}
+    assert drafts[0].confidence["org"].method == "curator"
