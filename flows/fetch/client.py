@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urldefrag, urljoin, urlsplit
 
 import httpcore
 import httpx
@@ -163,7 +163,8 @@ class Fetcher:
             if getattr(conditional, "last_modified", None):
                 headers["If-Modified-Since"] = str(conditional.last_modified)
         hops: list[Hop] = []
-        seen = {canonicalize_url(url)}
+        # Exact URLs, not canonical ones: a redirect that only strips utm_* is not a loop.
+        seen = {urldefrag(url).url}
         current = url
         robots_time = 0.0
         while True:
@@ -182,11 +183,11 @@ class Fetcher:
                 target = urljoin(current, location.strip())
                 hops.append(Hop(current, ex.status, target))
                 chain = " -> ".join([h.url for h in hops] + [target])
-                if canonicalize_url(target) in seen:
+                if urldefrag(target).url in seen:
                     raise FetchError(f"redirect loop: {chain}")
                 if len(hops) > self._s.max_redirects:
                     raise FetchError(f"more than {self._s.max_redirects} redirects: {chain}")
-                seen.add(canonicalize_url(target))
+                seen.add(urldefrag(target).url)
                 current = target
                 continue
             break

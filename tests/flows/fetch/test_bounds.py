@@ -140,3 +140,11 @@ def test_stale_temp_bodies_are_swept(settings: Settings) -> None:
     os.utime(stale, (time.time() - 3 * 86400, time.time() - 3 * 86400))
     Fetcher(settings).close()
     assert not stale.exists() and fresh.exists()
+
+
+def test_redirect_that_strips_tracking_is_not_a_loop(settings: Settings, loopback: LoopbackServer) -> None:
+    loopback.route("/a?utm_source=feed", Reply(301, headers={"Location": "/a"}))
+    loopback.route("/a", Reply(body=b"<p>a</p>", headers=HTML))
+    with Fetcher(settings) as fetcher:
+        result = fetcher.fetch(loopback.url("/a?utm_source=feed"))
+    assert result.final_url == loopback.url("/a") and len(result.redirects) == 1
