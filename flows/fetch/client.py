@@ -14,6 +14,7 @@ import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -125,6 +126,8 @@ class Fetcher:
             transport=_GuardedTransport(self._guard, limits),
             follow_redirects=False,
             trust_env=False,  # an environment proxy would connect for us, past the guard
+            # No cookies kept: each fetch stands alone (reproducible, and no tracking across sites).
+            cookies=CookieJar(policy=DefaultCookiePolicy(allowed_domains=[])),
             headers={"User-Agent": settings.user_agent, "Accept": ACCEPT, "Accept-Encoding": "gzip, deflate"},
         )
         self._gate = HostGate(settings.concurrency)

@@ -73,3 +73,12 @@ def test_user_agent_names_project_version_and_contact(data_dir: Path, loopback: 
         fetcher.fetch(loopback.url("/p"))
     agents = {hit.headers["User-Agent"] for hit in loopback.hits()}
     assert agents == {"incident-ingest/0.1.0 (+https://example.org/contact)"}
+
+
+def test_cookies_are_not_kept_between_fetches(data_dir: Path, loopback: LoopbackServer) -> None:
+    page = {"Content-Type": "text/html", "Set-Cookie": "session=abc; Path=/"}
+    loopback.route("/p", Reply(body=b"<p>ok</p>", headers=page))
+    with Fetcher(fast_settings(data_dir)) as fetcher:
+        fetcher.fetch(loopback.url("/p?n=1"))
+        fetcher.fetch(loopback.url("/p?n=2"))
+    assert all("Cookie" not in hit.headers for hit in loopback.hits())
