@@ -18,8 +18,8 @@ PAGE_MIMES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown
 
 @contextlib.contextmanager
 def _offline_suffix_list() -> Iterator[None]:
-    """py-wacz reaches tldextract through surt, whose default downloads the public suffix list
-    on first use; the snapshot bundled with tldextract is enough and sends nothing anywhere."""
+    """py-wacz reaches tldextract through surt (for its public-suffix option), and tldextract's
+    default downloads the suffix list on first use; its bundled snapshot must do, offline."""
     import tldextract
 
     saved = tldextract.extract

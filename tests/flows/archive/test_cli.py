@@ -111,7 +111,32 @@ def test_refresh_needs_urls_or_all(env: Path, capsys) -> None:  # type: ignore[n
     assert run(capsys, "archive", "refresh").code == 2
 
 
-def test_export_wacz(settings: Settings, loopback: LoopbackServer, env: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Fail any connection or name lookup beyond loopback (py-wacz and frictionless must not)."""
+    attempts: list[object] = []
+    real_connect, real_lookup = socket.socket.connect, socket.getaddrinfo
+
+    def connect(self: socket.socket, address: object) -> None:
+        if isinstance(address, tuple) and not str(address[0]).startswith("127."):
+            attempts.append(address)
+            raise OSError(f"test is offline: connect to {address}")
+        real_connect(self, address)  # type: ignore[arg-type]
+
+    def lookup(host: object, *args: object, **kwargs: object) -> object:
+        if host not in (None, "localhost") and not str(host).startswith("127."):
+            attempts.append(host)
+            raise socket.gaierror(f"test is offline: lookup of {host}")
+        return real_lookup(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket, "getaddrinfo", lookup)
+    return attempts
+
+
+def test_export_wacz(
+    settings: Settings, loopback: LoopbackServer, env: Path, tmp_path: Path, capsys, offline: list[object]
+) -> None:  # type: ignore[no-untyped-def]
     with Fetcher(settings) as fetcher, Archive(settings) as archive:
         archive_page(fetcher, archive, loopback, "/p", b"<html><body>p</body></html>")
     out = tmp_path / "export" / "raw.wacz"
@@ -126,6 +151,7 @@ def test_export_wacz(settings: Settings, loopback: LoopbackServer, env: Path, tm
     from wacz.main import main as wacz_main
 
     assert wacz_main(["validate", "-f", str(out)]) == 0
+    assert offline == []  # nothing tried to reach the network
 
 
 def test_export_needs_a_target(env: Path, capsys) -> None:  # type: ignore[no-untyped-def]
