@@ -48,8 +48,10 @@ _KO_AFTER = (
 )
 
 
-def _form_pattern(form: str) -> str:
+def _form_pattern(form: str, strict: bool = True) -> str:
     esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
+    if not strict and not _is_latin(form):
+        return esc  # cue stems (느려, できなく) are matched inside words
     if re.search(r"[가-힣]$", form):
         return rf"(?<![가-힣]){esc}(?:{_KO_AFTER})" if len(form) <= 3 else esc
     if re.fullmatch(r"[\u30a0-\u30ff]+", form):
@@ -96,7 +98,9 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
     factor = settings()["cue_factor"]
     for term, phrases in sorted(settings()["cues"].get(kind, {}).items()):
         forms = sorted({p for p in phrases if p}, key=len, reverse=True)
-        out.append(Matcher(term, re.compile("|".join(_form_pattern(f) for f in forms), re.I), factor))
+        out.append(
+            Matcher(term, re.compile("|".join(_form_pattern(f, strict=False) for f in forms), re.I), factor)
+        )
     return tuple(out)
 
 
