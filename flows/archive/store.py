@@ -282,8 +282,9 @@ class Archive:
         """The capture that holds the bytes: itself, or what a revisit/unchanged points at."""
         capture = self.get(capture_id)
         seen = {capture.id}
+        # An imported revisit has no payload sha256 of its own until its original is found.
         while capture.kind in ("revisit", "unchanged") or (
-            capture.kind == "imported" and capture.revisit_of is not None
+            capture.kind == "imported" and (capture.revisit_of is not None or capture.payload_sha256 is None)
         ):
             if capture.revisit_of is None:
                 raise ArchiveError(

@@ -83,3 +83,22 @@ def test_cli_import_then_list_and_check(settings: Settings, tmp_path: Path, caps
     assert listed.out.count(PAGE_URL) == 2 and "logo.png" not in listed.out
     checked = warcio("check", str(next((settings.raw_dir / "imported").iterdir())))
     assert checked.returncode == 0
+
+
+def test_revisit_whose_original_is_elsewhere_cannot_be_read(settings: Settings, tmp_path: Path) -> None:
+    from io import BytesIO
+
+    from warcio.warcwriter import WARCWriter
+
+    from schema.errors import ArchiveError
+
+    buffer = BytesIO()
+    writer = WARCWriter(buffer, gzip=True)
+    writer.write_record(writer.create_revisit_record(PAGE_URL, "sha1:AAAA", PAGE_URL, "2024-01-01T00:00:00Z"))
+    source = tmp_path / "second-crawl.warc.gz"
+    source.write_bytes(buffer.getvalue())
+    with Archive(settings) as archive:
+        (revisit,) = archive.import_warc(source)
+        assert revisit.revisit_of is None and revisit.payload_sha256 is None
+        with pytest.raises(ArchiveError, match="import the WARC that holds the original"):
+            archive.read_payload(revisit.id)
