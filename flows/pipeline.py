@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Protocol
 
 from prefect import flow, task
 from prefect.artifacts import create_table_artifact
@@ -26,8 +27,17 @@ from flows.settings import Settings
 
 BATCH_SIZE = 200
 
-# The CLI's progress bar listens here; process-local, never part of a flow's parameters.
-on_outcome: ContextVar[Callable[[Outcome], None] | None] = ContextVar("on_outcome", default=None)
+
+class Reporter(Protocol):
+    """What the CLI's progress bar listens with: how many sources, then each outcome as it ends."""
+
+    def total(self, count: int) -> None: ...
+
+    def outcome(self, outcome: Outcome) -> None: ...
+
+
+# Process-local, never part of a flow's parameters (a deployment run simply has none).
+reporter: ContextVar[Reporter | None] = ContextVar("reporter", default=None)
 
 
 class IngestRequest(BaseModel):
@@ -45,15 +55,23 @@ class IngestRequest(BaseModel):
 
 
 def _emit(outcome: Outcome) -> None:
-    listener = on_outcome.get()
+    listener = reporter.get()
     if listener:
-        listener(outcome)
+        listener.outcome(outcome)
+
+
+def _on_outcome() -> Callable[[Outcome], None] | None:
+    listener = reporter.get()
+    return listener.outcome if listener else None
 
 
 @task(name="discover", cache_policy=NONE)
 def discover_task(request: IngestRequest, settings: Settings) -> tuple[list[Job], list[Outcome]]:
     direct = [job_for(s, url=request.url) for s in request.sources]
     jobs, outcomes = discover(request, settings)
+    listener = reporter.get()
+    if listener:
+        listener.total(len(direct) + len(jobs) + len(outcomes))
     for outcome in outcomes:
         _emit(outcome)
     return direct + jobs, outcomes
@@ -61,7 +79,7 @@ def discover_task(request: IngestRequest, settings: Settings) -> tuple[list[Job]
 
 @task(name="ingest-batch", cache_policy=NONE)
 def ingest_batch(jobs: list[Job], settings: Settings, pool: cf.Executor | None, gate: bool) -> list[Outcome]:
-    return ingest_jobs(jobs, settings=settings, pool=pool, on_outcome=on_outcome.get(), gate=gate)
+    return ingest_jobs(jobs, settings=settings, pool=pool, on_outcome=_on_outcome(), gate=gate)
 
 
 @flow(name="ingest", validate_parameters=False)

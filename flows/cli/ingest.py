@@ -18,6 +18,7 @@ def quiet_prefect(verbose: bool) -> None:
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO" if verbose else "WARNING")
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING" if verbose else "CRITICAL")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    os.environ.setdefault("DO_NOT_TRACK", "1")  # else a telemetry notice lands in the terminal
     # The 20 s default fails at random on a loaded 2-core machine (measured: 16-20 s cold).
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
@@ -66,7 +67,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give sources, --from-file, --feed, --sitemap or --sources")
         settings = make_settings(data_dir)
         quiet_prefect(verbose)
-        from flows.pipeline import IngestRequest, ingest_flow, on_outcome
+        from flows.pipeline import IngestRequest, ingest_flow, reporter
 
         request = IngestRequest(
             sources=sources,
@@ -81,7 +82,7 @@ def register(app: typer.Typer) -> None:
         )
         show_bar = sys.stderr.isatty() and not as_json
         if show_bar:
-            outcomes = _with_progress(lambda: ingest_flow(request, settings), on_outcome)
+            outcomes = _with_progress(lambda: ingest_flow(request, settings), reporter)
         else:
             outcomes = ingest_flow(request, settings)
         if as_json:
@@ -96,8 +97,9 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
-def _with_progress(run, listener):  # type: ignore[no-untyped-def]
-    """Run the flow under a rich progress bar that advances as each source ends."""
+def _with_progress(run, slot):  # type: ignore[no-untyped-def]
+    """Run the flow under a rich progress bar on stderr that advances as each source ends."""
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
@@ -106,17 +108,23 @@ def _with_progress(run, listener):  # type: ignore[no-untyped-def]
         MofNCompleteColumn(),
         TextColumn("{task.description}"),
         TimeElapsedColumn(),
+        console=Console(stderr=True),  # stdout carries the result lines, for scripts
         transient=True,
     ) as bar:
-        task = bar.add_task("", total=None)
+        task = bar.add_task("starting Prefect", total=None)
         counts: Counter[str] = Counter()
 
-        def advance(outcome):  # type: ignore[no-untyped-def]
-            counts[outcome.status] += 1
-            bar.update(task, advance=1, description=" ".join(f"{s}:{n}" for s, n in sorted(counts.items())))
+        class Bar:
+            def total(self, count: int) -> None:
+                bar.update(task, total=count, description="")
 
-        token = listener.set(advance)
+            def outcome(self, outcome) -> None:  # type: ignore[no-untyped-def]
+                counts[outcome.status] += 1
+                text = " ".join(f"{s}:{n}" for s, n in sorted(counts.items()))
+                bar.update(task, advance=1, description=text)
+
+        token = slot.set(Bar())
         try:
             return run()
         finally:
-            listener.reset(token)
+            slot.reset(token)
