@@ -26,6 +26,7 @@ class Settings(BaseSettings):
     max_retries: int = 3
     max_retry_after: float = 120.0
     retry_backoff: float = 0.5  # seconds; doubled per attempt, with jitter
+    ca_bundle: str = ""  # extra CA certificates (PEM file) to trust, e.g. an intranet CA
     concurrency: int = 8
     warc_max_bytes: int = 100 * 1024 * 1024
     # Review and read access.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -91,8 +92,12 @@ class _Route:
 class LoopbackServer:
     """One server answering on several loopback addresses, all on the same port."""
 
-    def __init__(self, addresses: Iterable[str] = ("127.0.0.1",)) -> None:
+    def __init__(
+        self, addresses: Iterable[str] = ("127.0.0.1",), *, tls: ssl.SSLContext | None = None
+    ) -> None:
+        """`tls`: a server-side SSLContext (certificate loaded) to serve HTTPS instead of HTTP."""
         self.addresses = tuple(addresses)
+        self.tls = tls
         for address in self.addresses:
             if not address.startswith("127."):
                 raise ValueError(f"{address}: tests only ever listen on 127.0.0.0/8")
@@ -120,6 +125,9 @@ class LoopbackServer:
                     server.server_close()
                 continue
             self._servers, self.port = servers, port
+            if self.tls is not None:
+                for server in servers:
+                    server.socket = self.tls.wrap_socket(server.socket, server_side=True)
             break
         else:
             raise RuntimeError("could not bind one port on every loopback address")
@@ -154,7 +162,8 @@ class LoopbackServer:
         self._routes[(host, path)] = _Route(script)
 
     def url(self, path: str = "/", host: str | None = None) -> str:
-        return f"http://{host or self.addresses[0]}:{self.port}{path}"
+        scheme = "https" if self.tls is not None else "http"
+        return f"{scheme}://{host or self.addresses[0]}:{self.port}{path}"
 
     def hits(self, path: str | None = None, host: str | None = None) -> list[Hit]:
         with self._lock:

@@ -50,10 +50,10 @@ class _GuardedTransport(httpx.HTTPTransport):
     httpx does not expose httpcore's `network_backend`, so we rebuild the pool it made; the
     test tests/flows/fetch/test_guard.py fails if a future httpx stops using `_pool`."""
 
-    def __init__(self, guard: AddressGuard, limits: httpx.Limits) -> None:
+    def __init__(self, guard: AddressGuard, limits: httpx.Limits, extra_ca: str = "") -> None:
         # HTTPTransport.__init__ would only build a pool we replace (and load the CA bundle again).
         self._pool = httpcore.ConnectionPool(
-            ssl_context=_ssl_context(),
+            ssl_context=_ssl_context(extra_ca),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -62,9 +62,17 @@ class _GuardedTransport(httpx.HTTPTransport):
 
 
 @functools.cache
-def _ssl_context() -> ssl.SSLContext:
+def _ssl_context(extra_ca: str = "") -> ssl.SSLContext:
     """Loading the CA bundle takes ~0.1 s; one context serves every Fetcher and thread."""
-    return httpx.create_ssl_context(trust_env=False)
+    context = httpx.create_ssl_context(trust_env=False)
+    if extra_ca:
+        try:
+            context.load_verify_locations(cafile=extra_ca)
+        except (OSError, ssl.SSLError) as exc:
+            raise FetchError(
+                f"INCIDENTS_CA_BUNDLE={extra_ca} cannot be loaded ({exc}); give a PEM file"
+            ) from exc
+    return context
 
 
 class _Transient(Exception):
@@ -123,7 +131,7 @@ class Fetcher:
             max_connections=max(4, settings.concurrency * 2), max_keepalive_connections=settings.concurrency
         )
         self._client = httpx.Client(
-            transport=_GuardedTransport(self._guard, limits),
+            transport=_GuardedTransport(self._guard, limits, settings.ca_bundle),
             follow_redirects=False,
             trust_env=False,  # an environment proxy would connect for us, past the guard
             # No cookies kept: each fetch stands alone (reproducible, and no tracking across sites).
@@ -423,6 +431,11 @@ def _translate(exc: httpx.HTTPError, url: str, s: Settings) -> Exception:
     if isinstance(exc, httpx.PoolTimeout):
         return _Transient(f"no free connection for {url} in time")
     if isinstance(exc, httpx.ConnectError):
+        if "CERTIFICATE_VERIFY_FAILED" in str(exc):  # a retry would fail the same way
+            return FetchError(
+                f"TLS certificate of {host} is not valid for it ({exc}); for an intranet CA, "
+                "point INCIDENTS_CA_BUNDLE at its PEM file"
+            )
         return _Transient(f"could not connect to {host} for {url} ({exc})")
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
         return _Transient(f"connection to {host} broke while fetching {url} ({exc})")
