@@ -240,3 +240,51 @@ def test_index_page_with_link_pattern_and_org_override(capsys, blog: LoopbackSer
     drafts = list(QueueStore(data_dir / "records" / "queue").drafts())
     assert {(d.record.org, d.record.org_slug) for d in drafts} == {("Tidewater Inc.", "tidewater-inc")}
     assert drafts[0].confidence["org"].method == "curator"
+
+
+def test_fetch_failures_are_lines_with_reasons_and_the_run_goes_on(
+    capsys, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in env_for(data_dir).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("INCIDENTS_MAX_BODY_BYTES", "20000")
+    with LoopbackServer(("127.0.0.1", "127.0.0.2")) as server:
+        serve_blog(server)
+        robots = Reply(body=b"User-agent: *\nDisallow: /private/\n", headers={"Content-Type": "text/plain"})
+        server.route("/robots.txt", robots)
+        server.route(
+            "/private/outage.html", Reply(body=b"<html>secret</html>", headers={"Content-Type": "text/html"})
+        )
+        server.route(
+            "/big.html",
+            Reply(body=b"<html>" + b"x" * 50000 + b"</html>", headers={"Content-Type": "text/html"}),
+        )
+        server.route("/report.pdf", Reply(body=b"%PDF-1.7 ...", headers={"Content-Type": "application/pdf"}))
+        server.route(
+            "/to-metadata", Reply(302, headers={"Location": "http://169.254.169.254/latest/meta-data/"})
+        )
+        server.route(
+            "/not-allowed",
+            Reply(302, headers={"Location": server.url("/posts/db-failover.html", host="127.0.0.2")}),
+        )
+        monkeypatch.setenv("INCIDENTS_ALLOW_HOSTS", "127.0.0.1")
+        sources = [
+            server.url("/private/outage.html"),
+            server.url("/big.html"),
+            server.url("/report.pdf"),
+            server.url("/to-metadata"),
+            server.url("/not-allowed"),
+            server.url("/posts/queue-backlog.html"),
+        ]
+        result = run(capsys, "ingest", *sources)
+        assert result.code == 0, result.err
+        lines = result.out.splitlines()
+        assert len(lines) == 6, result.out
+        assert lines[0].startswith("skipped") and "robots.txt disallows /private/outage.html" in lines[0]
+        assert lines[1].startswith("failed") and "20000" in lines[1]
+        assert lines[2].startswith("skipped") and "application/pdf" in lines[2]
+        assert lines[3].startswith("failed") and "169.254.169.254" in lines[3]
+        assert lines[4].startswith("failed") and "127.0.0.2" in lines[4]
+        assert lines[5].startswith("drafted")
+        assert run(capsys, "ingest", "--strict", sources[3]).code == 1
+        assert run(capsys, "archive", "verify").code == 0
