@@ -16,6 +16,7 @@ from extractors.draft.evidence import (
 )
 
 MAX_QUOTES = 4
+MAX_CUE_QUOTES = 3
 SCOPE_CHARS = 300
 USER_NOUNS = (
     r"users?|customers?|accounts?|projects?|packages?|crates?|devices?|requests?|sites?|websites?|"
@@ -43,14 +44,16 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     if section:
         return section, "heading"
     cue = field_cue("impact")
-    near = [s for s in ctx.sentences if s.role in ("summary", "other", "timeline", "symptoms_text")]
-    hits = [
-        s
-        for s in near
-        if cue.search(s.text.lower())
-        and (COUNT.search(s.text) or "affect" in s.text.lower() or "영향" in s.text or "影響" in s.text)
-    ]
-    return hits, "cue"
+    # Impact is told anywhere but in plans and lessons: summaries, cause sections, timelines.
+    near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
+    scored = []
+    for i, s in enumerate(near):
+        n = len(cue.findall(s.text.lower())) + (2 if COUNT.search(s.text) else 0)
+        if n >= 1 and len(s.text) >= 20:
+            scored.append((-n, i, s))
+    # The sentences with most impact cues, told in page order.
+    chosen = sorted(sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_CUE_QUOTES], key=lambda t: t[1])
+    return [t[2] for t in chosen], "cue"
 
 
 def draft_impact(ctx: Context) -> Found:
