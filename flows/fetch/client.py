@@ -425,9 +425,14 @@ def _translate(exc: httpx.HTTPError, url: str, s: Settings) -> Exception:
     """httpx's exception, as a message a person can act on; _Transient when worth a retry."""
     host = urlsplit(url).netloc
     if isinstance(exc, httpx.ConnectTimeout):
-        return _Transient(f"connect timeout after {s.connect_timeout:g}s connecting to {host} for {url}")
+        return _Transient(
+            f"connect timeout after {s.connect_timeout:g}s connecting to {host} for {url}: "
+            "timed out waiting for the server to answer"
+        )
     if isinstance(exc, httpx.ReadTimeout | httpx.WriteTimeout):
-        return _Transient(f"timeout after {s.read_timeout:g}s reading {url}")
+        return _Transient(
+            f"timeout after {s.read_timeout:g}s reading {url}: timed out waiting for the server to send data"
+        )
     if isinstance(exc, httpx.PoolTimeout):
         return _Transient(f"no free connection for {url} in time")
     if isinstance(exc, httpx.ConnectError):
