@@ -99,9 +99,8 @@ LASTED_EN = re.compile(
 IMPACT_WORDS = re.compile(
     r"(?i)outage|down\b|unavailable|failures?|failed|failing|errors?|broken|disrupt|impact|장애|중단|영향|실패|障害|停止|影響|できな"
 )
-CJK_RESOLVE = re.compile(
-    r"(복구|해결|정상화)(까지|하는 데|되기까지)|(復旧|解消|回復)(まで|に)|동안|間(?:にわたり|、|停止)"
-)
+CJK_RESOLVE_HEAD = re.compile(r"(?:복구|해결|정상화|復旧|解消|回復)(?:까지|하는 데|되기까지|まで|までに)\s*$")
+CJK_RESOLVE_TAIL = re.compile(r"^\s*(?:동안|간|にわたり|にわたって|の間|停止|ダウン|中断)")
 CJK_DETECT = re.compile(r"(감지|인지|발견)(까지|하는 데)|(検知|発見|気づく)まで")
 
 
@@ -287,15 +286,13 @@ def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
 
 
 def _iso(delta: timedelta) -> str | None:
+    """ISO 8601 in hours and minutes, the library's style (PT54H10M rather than P2DT6H10M)."""
     secs = int(round(delta.total_seconds()))
     if secs <= 0:
         return None
-    days, rest = divmod(secs, 86400)
-    h, rest = divmod(rest, 3600)
+    h, rest = divmod(secs, 3600)
     mi, s = divmod(rest, 60)
-    out = "P" + (f"{days}D" if days else "")
-    tpart = (f"{h}H" if h else "") + (f"{mi}M" if mi else "") + (f"{s}S" if s else "")
-    return out + ("T" + tpart if tpart else "") if out != "P" or tpart else None
+    return "PT" + (f"{h}H" if h else "") + (f"{mi}M" if mi else "") + (f"{s}S" if s else "")
 
 
 # Durations longer than this are not one incident's detection or recovery on a timeline of clock
@@ -347,7 +344,9 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
             delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
             if CJK_DETECT.search(head + tail):
                 out.setdefault("detected_after", (delta, s, m.start(), m.end()))
-            elif CJK_RESOLVE.search(head + tail) and IMPACT_WORDS.search(s.text):
+            elif (CJK_RESOLVE_HEAD.search(head) or CJK_RESOLVE_TAIL.search(tail)) and IMPACT_WORDS.search(
+                s.text
+            ):
                 out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
     return out
 
