@@ -96,7 +96,6 @@ def _from_html(
     text: str, url: str | None, options: ExtractOptions, warnings: list[str]
 ) -> tuple[TextBuilder, list[Link], ExtractorInfo, Metadata]:
     tree = html_path.parse_html(text)
-    deep = html_path.too_deep(tree)
     meta = read_metadata(tree)
     if not meta.published:
         meta.published = page_date(tree, url)
@@ -134,14 +133,12 @@ def _from_html(
     if restored:
         warnings.append(f"{restored} link-only lists dropped by the main extractor put back")
     links = _dedupe(links + article_links(page_links, builder.text))
-    if deep:
-        warnings.append(
-            f"markup nested {html_path.LIBXML2_MAX_DEPTH}+ levels deep; libxml2 drops what lies deeper"
+    # libxml2 stops at depth 255 and drops what lies deeper: only a page that came out (almost)
+    # empty is checked for it, on a fresh parse (trafilatura has pruned `tree`)
+    if _letters(builder) < _MIN_ARTICLE_LETTERS and html_path.too_deep(html_path.parse_html(text)):
+        raise ExtractionError(
+            f"no article text found: markup nested deeper than {html_path.LIBXML2_MAX_DEPTH} levels"
         )
-        if _letters(builder) < _MIN_ARTICLE_LETTERS:
-            raise ExtractionError(
-                f"no article text found: markup nested deeper than {html_path.LIBXML2_MAX_DEPTH} levels"
-            )
     return builder, links, ExtractorInfo(name=name, version=version), meta
 
 
@@ -211,7 +208,14 @@ def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder
 
 
 def _letters(builder: TextBuilder) -> int:
-    return len(re.findall(r"[^\W\d_]", builder.text))
+    """Letters in the text, counted up to the article minimum (the count is only compared to it)."""
+    count = 0
+    text = builder.text
+    for block in builder.blocks:
+        count += sum(1 for ch in text[block.start : block.end] if ch.isalpha())
+        if count >= _MIN_ARTICLE_LETTERS:
+            break
+    return count
 
 
 def _document(

@@ -33,7 +33,10 @@ class TextBuilder:
             sep = "\n" if kind in _TIGHT and prev == kind else "\n\n"
             self._parts.append(sep)
             self._length += len(sep)
-        block = Block(kind=kind, start=self._length, end=self._length + len(text), level=level)
+        # built from offsets this class computes: no validation needed (Document validates the rest)
+        block = Block.model_construct(
+            kind=kind, start=self._length, end=self._length + len(text), level=level
+        )
         self._parts.append(text)
         self._length += len(text)
         self.blocks.append(block)
@@ -50,7 +53,9 @@ class TextBuilder:
 
     @property
     def text(self) -> str:
-        return "".join(self._parts)
+        if len(self._parts) > 1:  # join once; later reads are free until the next add
+            self._parts = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
 
     def __len__(self) -> int:
         return self._length

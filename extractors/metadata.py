@@ -50,7 +50,7 @@ def iso_date(value: Any) -> str | None:
 
 def _meta(tree: html.HtmlElement) -> dict[str, str]:
     found: dict[str, str] = {}
-    for el in tree.iter("meta"):
+    for el in tree.xpath("//meta[@content]"):
         key = (el.get("property") or el.get("name") or el.get("itemprop") or "").strip().lower()
         value = (el.get("content") or "").strip()
         if key and value and key not in found:
@@ -60,8 +60,8 @@ def _meta(tree: html.HtmlElement) -> dict[str, str]:
 
 def _json_ld(tree: html.HtmlElement) -> list[dict[str, Any]]:
     objects: list[dict[str, Any]] = []
-    for script in tree.iter("script"):
-        if (script.get("type") or "").lower() != "application/ld+json" or not script.text:
+    for script in tree.xpath("//script[@type]"):
+        if script.get("type", "").lower() != "application/ld+json" or not script.text:
             continue
         try:
             data = json.loads(script.text)
@@ -131,7 +131,7 @@ def read_metadata(tree: html.HtmlElement) -> Metadata:
             if found:
                 md.published = found
                 break
-    for el in tree.iter("link"):
+    for el in tree.xpath("//link[@rel and @href]"):
         rel = (el.get("rel") or "").lower().split()
         if "canonical" in rel and el.get("href") and not md.canonical_url:
             md.canonical_url = el.get("href", "").strip()
@@ -142,8 +142,8 @@ def read_metadata(tree: html.HtmlElement) -> Metadata:
     if title_el is not None and title_el.text_content().strip():
         md.html_title = " ".join(title_el.text_content().split())
     if not md.license:
-        for el in tree.iter("a"):
-            if "license" in (el.get("rel") or "").lower().split() and el.get("href"):
+        for el in tree.xpath("//a[@rel and @href]"):
+            if "license" in (el.get("rel") or "").lower().split():
                 md.license = el.get("href", "").strip()
                 break
     return md

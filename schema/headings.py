@@ -117,7 +117,7 @@ class _Lexicon:
                 best = rank
         if best is not None:
             return best[2]
-        if len(key) > 40:  # long headings are sentences, not typos of a lexicon form
+        if len(key) > 32 or key.count(" ") > 3:  # long headings are sentences, not typos of a form
             return "other"
         # a ratio of 0.85 needs lengths within 15% of each other: only those are compared
         spread = max(2, len(key) // 6)

@@ -1,0 +1,59 @@
+"""The public names others build on import from this repository and keep their shape."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import extractors
+import schema
+from extractors import ExtractOptions, extract_document
+from extractors.decode import decode_bytes
+from extractors.sentences import split_sentences
+from schema.headings import heading_role
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_packages_are_ours_not_pypi_namesakes() -> None:
+    assert Path(extractors.__file__).resolve().is_relative_to(ROOT)
+    assert Path(schema.__file__).resolve().is_relative_to(ROOT)
+
+
+def test_exported_names() -> None:
+    assert {"extract_document", "ExtractOptions"} <= set(extractors.__all__)
+    params = inspect.signature(extract_document).parameters
+    assert list(params) == ["data", "url", "content_type", "options"]
+    assert all(params[name].kind is inspect.Parameter.KEYWORD_ONLY for name in ("url", "content_type", "options"))
+    assert list(inspect.signature(decode_bytes).parameters) == ["data", "content_type"]
+    assert list(inspect.signature(split_sentences).parameters) == ["text", "lang", "start", "end"]
+    assert list(inspect.signature(heading_role).parameters) == ["heading", "lang"]
+
+
+def test_options_are_frozen() -> None:
+    options = ExtractOptions()
+    try:
+        options.fast = False  # type: ignore[misc]
+    except AttributeError:
+        return
+    raise AssertionError("ExtractOptions must be frozen")
+
+
+def test_extractors_do_no_io_and_import_nothing_upward() -> None:
+    import ast
+
+    banned = {"flows", "prefect", "httpx", "requests", "urllib.request", "socket", "subprocess"}
+    for path in (ROOT / "extractors").rglob("*.py"):
+        if "draft" in path.parts:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                assert not any(name == b or name.startswith(b + ".") for b in banned), f"{path}: imports {name}"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id != "open", f"{path}: open()"

@@ -1,0 +1,90 @@
+"""heading_role: the lexicon in schema/headings.json, fuzzy and numbered matches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from schema.document import SectionRole
+from schema.headings import _LEXICON, heading_role, normalize_heading
+
+
+@pytest.mark.parametrize(
+    ("heading", "role"),
+    [
+        ("What went wrong?", "lessons"),  # the reference lexicon files it under lessons
+        ("What went wrong and why?", "root_cause"),
+        ("Root Cause Analysis", "root_cause"),
+        ("Root cause of the outage", "root_cause"),
+        ("원인 분석", "root_cause"),
+        ("4. 원인 분석", "root_cause"),
+        ("発生原因", "root_cause"),
+        ("第4章 発生原因", "root_cause"),
+        ("■ 障害の原因について", "root_cause"),
+        ("3. Timeline", "timeline"),
+        ("Timeline of events", "timeline"),
+        ("時系列", "timeline"),
+        ("(1) 影響範囲", "impact"),
+        ("2. 영향 범위", "impact"),
+        ("Impact", "impact"),
+        ("Summary", "summary"),
+        ("1. 장애 개요", "summary"),
+        ("■ 障害概要", "summary"),
+        ("Detection", "detection"),
+        ("Resolution", "remediation"),
+        ("対応内容", "remediation"),
+        ("Action Items", "action_items"),
+        ("6. 재발 방지 대책", "action_items"),
+        ("再発防止策", "action_items"),
+        ("Lessons learned", "lessons"),
+        ("Background", "background"),
+        ("References", "skip"),
+        ("Summery", "summary"),  # a typo still matches
+        ("How we migrated our build farm", "other"),
+        ("Why the tests did not catch it", "other"),
+    ],
+)
+def test_roles(heading: str, role: str) -> None:
+    assert heading_role(heading) == role
+
+
+@pytest.mark.parametrize(
+    ("raw", "normal"),
+    [
+        ("3. Timeline", "timeline"),
+        ("(1) 概要", "概要"),
+        ("第2章 原因", "原因"),
+        ("【原因】", "原因"),
+        ("2.1 Root Cause:", "root cause"),
+        ("IV. Impact", "impact"),
+        ("① 再発防止策", "再発防止策"),
+        ("ＴＩＭＥＬＩＮＥ", "timeline"),
+        ("What went wrong?", "what went wrong"),
+    ],
+)
+def test_normalize(raw: str, normal: str) -> None:
+    assert normalize_heading(raw) == normal
+
+
+def test_lexicon_roles_are_section_roles() -> None:
+    data = json.loads(Path(_LEXICON).read_text(encoding="utf-8"))
+    assert set(data["roles"]) <= set(get_args(SectionRole))
+    assert {"en", "ko", "ja"} <= set(data["roles"]["timeline"])
+
+
+def test_every_reference_heading_maps_to_one_of_its_fields(shared: Path) -> None:
+    ref = json.loads((shared / "reference" / "vocab-reference.json").read_text(encoding="utf-8"))
+    for role, langs in ref["headings"].items():
+        for lang, forms in langs.items():
+            for form in forms:
+                fields = ref["headings_provenance"].get(f"{lang}:{form}", {}).get("fields") or [role]
+                got = heading_role(form, lang)
+                # a form listed under several roles maps to one of them
+                listed = [r for r, ls in ref["headings"].items() if form in ls.get(lang, [])]
+                assert got in set(fields) | set(listed), f"{lang}:{form} -> {got}"
+    for lang, forms in ref["headings_skip"].items():
+        for form in forms:
+            assert heading_role(form, lang) == "skip", f"{lang}:{form}"
