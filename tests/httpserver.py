@@ -1,21 +1,4 @@
-"""A real, threaded loopback HTTP server for tests: several 127.0.0.x hosts, scripted replies.
-
-Usage::
-
-    with LoopbackServer(("127.0.0.1", "127.0.0.2")) as server:
-        server.route("/page", Reply(body=b"<html>...</html>", headers={"Content-Type": "text/html"}))
-        server.route("/flaky", [Reply(503), Reply(503), Reply(body=b"ok")])   # in order, last repeats
-        server.route("/slow", Reply(body=b"x" * 100, drip=(10, 0.5)))         # 10 bytes every 0.5 s
-        server.route("/who", lambda req: Reply(body=req.path.encode()))       # computed per request
-        url = server.url("/page", host="127.0.0.2")
-        ...
-        assert server.count("/flaky") == 3
-
-Routes are per path and optionally per host (the address the request came in on). Unrouted
-paths answer 404, so a host has no robots.txt unless a test gives it one. Every request is
-recorded as a Hit (host, path, headers, monotonic time) for assertions on politeness.
-The fixture `loopback` in tests/flows/fetch/conftest.py starts one for a test.
-"""
+"""A real, threaded loopback HTTP server for tests: several 127.0.0.x hosts, scripted replies."""
 
 from __future__ import annotations
 
@@ -90,7 +73,26 @@ class _Route:
 
 
 class LoopbackServer:
-    """One server answering on several loopback addresses, all on the same port."""
+    """One server answering on several loopback addresses, all on the same port.
+
+    Usage::
+
+        with LoopbackServer(("127.0.0.1", "127.0.0.2")) as server:
+            server.route("/page", Reply(body=b"<html>...</html>", headers={"Content-Type": "text/html"}))
+            server.route("/flaky", [Reply(503), Reply(503), Reply(body=b"ok")])   # in order, last repeats
+            server.route("/slow", Reply(body=b"x" * 100, drip=(10, 0.5)))         # 10 bytes every 0.5 s
+            server.route("/who", lambda req: Reply(body=req.path.encode()))       # computed per request
+            url = server.url("/page", host="127.0.0.2")
+            ...
+            assert server.count("/flaky") == 3
+
+    Routes are per path and optionally per host (the address the request came in on); a route
+    registered without `host` answers on every host, so give host= when hosts must differ (the
+    last host-less registration of a path wins everywhere). Unrouted
+    paths answer 404, so a host has no robots.txt unless a test gives it one. Every request is
+    recorded as a Hit (host, path, headers, monotonic time) for assertions on politeness.
+    The fixture `loopback` in tests/flows/fetch/conftest.py starts one for a test.
+    """
 
     def __init__(
         self, addresses: Iterable[str] = ("127.0.0.1",), *, tls: ssl.SSLContext | None = None
