@@ -4,6 +4,8 @@ import json
 import multiprocessing
 from pathlib import Path
 
+import pytest
+
 from flows.store.records import RecordStore
 from schema.record import Record
 from tests.conftest import DATA
@@ -36,10 +38,8 @@ def test_a_failing_build_writes_nothing(tmp_path: Path) -> None:
         raise ValueError("invalid")
 
     store = RecordStore(tmp_path)
-    try:
+    with pytest.raises(ValueError):
         store.create(bad)
-    except ValueError:
-        pass
     assert store.paths() == []
 
 
