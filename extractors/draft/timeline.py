@@ -377,6 +377,10 @@ def draft_timeline(ctx: Context) -> Found:
             start = tl[0]
     result: dict[str, tuple[str, list[Moment]]] = {}
     interval = _interval(ctx, ms)
+    if interval is not None:
+        # "Between 12:17 and 12:30 UTC downloads were broken": the page states the impact window
+        # itself, which outranks reading it off event cues.
+        start = interval[0]
     if start is not None:
         detects = sorted(
             (m for m in events["detect"] if m.at >= start.at and m is not start), key=lambda m: m.at
@@ -384,6 +388,8 @@ def draft_timeline(ctx: Context) -> Found:
         resolves = sorted((m for m in events["resolve"] if m.at > start.at), key=lambda m: m.at)
         if detects and (iso := _iso(detects[0].at - start.at)) and detects[0].at - start.at <= MAX_SPAN:
             result["detected_after"] = (iso, [start, detects[0]])
+        if interval is not None:
+            resolves = [interval[1]]
         if resolves:
             end = resolves[-1]
             if end.at - start.at <= MAX_SPAN and (iso := _iso(end.at - start.at)):
