@@ -118,7 +118,25 @@ def draft_summary(ctx: Context) -> Found:
 
 
 def draft_trigger(ctx: Context) -> Found:
-    return draft_text_field(ctx, "trigger")
+    found = draft_text_field(ctx, "trigger")
+    if found.confidence.get("trigger") and found.confidence["trigger"].method == "heading":
+        return found
+    # The timeline's first-impact entry ("15:00 - v1.4.0 released") is the trigger when a timeline
+    # says so; it goes first, before cue sentences.
+    from extractors.draft.timeline import first_impact
+
+    start = first_impact(ctx)
+    if start is None:
+        return found
+    cue = found.record.get("trigger", {})
+    cue_text = cue.get(ctx.lang, "") if isinstance(cue, dict) else ""
+    if start.text in cue_text:
+        return found
+    quotes = [sentence_evidence(ctx, start)] + found.evidence.get("trigger", [])
+    text = squeeze(start.text) + ("\n\n" + cue_text if cue_text else "")
+    out = Found()
+    out.put("trigger", {ctx.lang: text}, quotes, confidence(0.45, "rule"))
+    return out
 
 
 def draft_detection(ctx: Context) -> Found:

@@ -423,3 +423,11 @@ def draft_timeline(ctx: Context) -> Found:
             )
     found.put("timeline", timeline)
     return found
+
+
+def first_impact(ctx: Context) -> Sentence | None:
+    """The sentence of the first start event in a timeline section, if the page has one."""
+    ms = moments(ctx)
+    events = _events(ctx, ms)
+    starts = sorted((m for m in events["start"] if m.sentence.role == "timeline"), key=lambda m: m.at)
+    return starts[0].sentence if starts else None
