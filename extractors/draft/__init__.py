@@ -36,9 +36,11 @@ class Args:
 
 FieldDrafter = Callable[[Context, Args, Found], Found]
 
-# The cascade, in order. Identity first (language decides the keys of every localized field);
-# then the text fields, lists and tags, which read sections; severity, impact and timeline, which
-# read sentences anywhere; sources; the verdict last, because it weighs what the others found.
+# The cascade, in order. Identity first (the language decides the keys of every localized field);
+# then the text fields and lists, which read sections; root_cause before the other vocabulary
+# fields, because the domain inherits from it (security-breach -> security); severity, impact and
+# timeline, which read sentences anywhere; sources. The verdict runs after the cascade, because it
+# weighs what the drafters found. Each drafter is independent of the others' failures.
 DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("language", lambda ctx, a, f: identity.draft_language(ctx)),
     ("org", lambda ctx, a, f: identity.draft_org(ctx, a.source_url)),

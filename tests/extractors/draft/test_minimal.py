@@ -77,3 +77,29 @@ def test_deterministic_and_explained() -> None:
     assert draft().model_dump_json() == draft().model_dump_json()
     text = explain_draft(draft())
     assert "summary" in text and "On Wednesday at 09:15 UTC" in text
+
+
+def test_exported_names() -> None:
+    import extractors.draft as module
+
+    assert sorted(module.__all__) == ["DRAFTERS", "DraftOptions", "draft_document", "explain_draft"]
+    assert [name for name, _ in module.DRAFTERS][:4] == ["language", "org", "date", "title"]
+
+
+def test_not_a_document_is_malformed_input() -> None:
+    import pytest
+
+    with pytest.raises(TypeError):
+        draft_document("text", source_url="u", snapshot=None, snapshot_digest="d", now="2026-01-01T00:00:00Z")  # type: ignore[arg-type]
+
+
+def test_verdict_threshold_option() -> None:
+    strict = draft_document(
+        make_doc(),
+        source_url="https://blog.example.com/x",
+        snapshot=None,
+        snapshot_digest="d",
+        now="2026-01-01T00:00:00Z",
+        options=DraftOptions(verdict_threshold=1.0),
+    )
+    assert strict.postmortem.verdict is False
