@@ -36,6 +36,14 @@ class Report:
         return not self.problems
 
 
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def _drain(stream: object) -> None:
     read = stream.read  # type: ignore[attr-defined]
     while read(1 << 20):
@@ -131,10 +139,8 @@ def verify(raw: Path, index: Index) -> Report:
                     "(an interrupted write; the next append cuts them)",
                 )
             )
-        if row["sha256"]:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            if digest != row["sha256"]:
-                problems.append(Problem(name, None, "file changed since it was imported (sha256 differs)"))
+        if row["sha256"] and _sha256(path) != row["sha256"]:
+            problems.append(Problem(name, None, "file changed since it was imported (sha256 differs)"))
         before = len(found)
         problems.extend(_scan_file(path, name, found))
         report.records += len(found) - before

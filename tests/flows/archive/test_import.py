@@ -102,3 +102,17 @@ def test_revisit_whose_original_is_elsewhere_cannot_be_read(settings: Settings, 
         assert revisit.revisit_of is None and revisit.payload_sha256 is None
         with pytest.raises(ArchiveError, match="import the WARC that holds the original"):
             archive.read_payload(revisit.id)
+
+
+def test_verify_notices_an_imported_file_that_changed(settings: Settings, tmp_path: Path) -> None:
+    source = tmp_path / "crawl.warc"
+    write_foreign_warc(source, gzip_per_record=False)
+    with Archive(settings) as archive:
+        (page, _, _) = archive.import_warc(source)
+        copy = settings.raw_dir / page.warc_file
+        copy.chmod(0o644)
+        data = copy.read_bytes()
+        copy.write_bytes(data.replace(b"down", b"DOWN"))  # same length, same offsets
+        problems = [str(p) for p in verify(archive.raw, archive.index).problems or []]
+    assert f"{page.warc_file}: file changed since it was imported (sha256 differs)" in problems
+    assert any("digest" in p for p in problems)
