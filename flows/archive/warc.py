@@ -183,6 +183,8 @@ class WarcAppender:
                 "UPDATE warc_files SET size = ?, closed = ? WHERE name = ?",
                 (size, int(size >= self._max), name),
             )
+            if size >= self._max:
+                _freeze(path)
 
     def _current(self, db: Any) -> str:
         row = db.execute(
@@ -201,6 +203,8 @@ class WarcAppender:
                 return str(row["name"])
             # Full, or shorter than we wrote (damaged): leave it for `verify` to report.
             db.execute("UPDATE warc_files SET closed = 1 WHERE name = ?", (row["name"],))
+            if path.exists():
+                _freeze(path)
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
         name = f"{WARC_DIR}/incidents-{stamp}-{os.getpid()}-{secrets.token_hex(3)}.warc.gz"
         (self._raw / WARC_DIR).mkdir(parents=True, exist_ok=True)
@@ -219,6 +223,11 @@ class WarcAppender:
                 "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
             },
         )
+
+
+def _freeze(path: Path) -> None:
+    """A closed WARC file is read-only from now on (a reminder to people and tools, not a lock)."""
+    path.chmod(0o444)
 
 
 def _fsync_dir(path: Path) -> None:

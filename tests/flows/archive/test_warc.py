@@ -118,6 +118,7 @@ def test_files_rotate_by_size_and_closed_files_never_change(data_dir: Path, loop
         for n in range(2, 6):
             archive_page(fetcher, archive, loopback, f"/{n}", b"<p>%d</p>" % n)
     assert all(p.read_bytes() == data for p, data in frozen.items())
+    assert all(p.stat().st_mode & 0o222 == 0 for p in frozen)  # closed files are read-only
     assert len(warc_files(settings.raw_dir)) >= 3
     with Archive(settings) as archive:
         assert verify(archive.raw, archive.index).ok
