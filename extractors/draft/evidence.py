@@ -108,7 +108,7 @@ class Context:
     def section_role(self, section: Section) -> str:
         if section.heading in self.heading_roles:
             return self.heading_roles[section.heading]
-        role = section.role
+        role: str = section.role
         if role == "other":
             role = heading_role_by_keyword(section.heading)
         self.heading_roles[section.heading] = role
@@ -159,8 +159,9 @@ def sentence_evidence(ctx: Context, sentence: Sentence) -> Evidence:
     return evidence(ctx.doc, sentence.start, sentence.end, sentence.heading)
 
 
-def confidence(value: float, method: Method) -> Confidence:
-    return Confidence(value=round(min(1.0, max(0.0, value)), 3), method=method)
+def confidence(value: float, method: Method | str) -> Confidence:
+    """A confidence in [0, 1]; the method is checked against the draft schema's list at runtime."""
+    return Confidence.model_validate({"value": round(min(1.0, max(0.0, value)), 3), "method": method})
 
 
 def squeeze(text: str) -> str:

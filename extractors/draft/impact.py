@@ -63,7 +63,7 @@ def draft_impact(ctx: Context) -> Found:
     impact = {"scope": "unknown", "users": "unknown", "region": "unknown"}
     quotes = []
     if sentences:
-        chosen = []
+        chosen: list[Sentence] = []
         used = 0
         for s in sentences:
             if chosen and used + len(s.text) > SCOPE_CHARS:

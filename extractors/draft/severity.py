@@ -49,7 +49,7 @@ def draft_severity(ctx: Context) -> Found:
             rank = int(m.group(1)) + (1 if zero_top else 0)
             if rank < 1:
                 continue
-            term = f"sev{min(rank, 4)}"
+            term: str | None = f"sev{min(rank, 4)}"
             found.put(
                 "severity", term, [evidence(ctx.doc, s.start, s.end, s.heading)], confidence(0.8, "rule")
             )

@@ -97,9 +97,11 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
     # Cue phrases: words that point at a term without naming it ("attacker" -> security-breach).
     factor = settings()["cue_factor"]
     for term, phrases in sorted(settings()["cues"].get(kind, {}).items()):
-        forms = sorted({p for p in phrases if p}, key=len, reverse=True)
+        cue_forms = sorted({p for p in phrases if p}, key=len, reverse=True)
         out.append(
-            Matcher(term, re.compile("|".join(_form_pattern(f, strict=False) for f in forms), re.I), factor)
+            Matcher(
+                term, re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I), factor
+            )
         )
     return tuple(out)
 

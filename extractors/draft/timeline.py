@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from extractors.draft.evidence import Context, Found, Sentence, confidence, cue_pattern, cues, evidence
+from schema.draft import Evidence
 
 MONTHS = {
     m: i
@@ -120,7 +121,7 @@ def _event_patterns():
 
 
 def _dates(text: str, default_year: int) -> list[tuple[int, int, date]]:
-    out = []
+    out: list[tuple[int, int, date]] = []
     for kind, pattern in DATE_PATTERNS:
         for m in pattern.finditer(text):
             try:
@@ -243,7 +244,7 @@ def moments(ctx: Context) -> list[Moment]:
                 day = full[(h, mi)]
                 explicit = True  # dated by the other quote; no rollover guess
             else:
-                day = current
+                day = current  # type: ignore[assignment]  # None: no date seen yet (day 0)
             base = datetime.combine(day or date(year, 1, 1), datetime.min.time()).replace(
                 hour=h, minute=mi, second=sec
             )
@@ -406,7 +407,7 @@ def draft_timeline(ctx: Context) -> Found:
     timeline: dict[str, str | None] = {"detected_after": None, "resolved_after": None}
     for key, (iso, pair) in result.items():
         timeline[key] = iso
-        quotes = []
+        quotes: list[Evidence] = []
         for m in pair:
             q = evidence(ctx.doc, m.sentence.start, m.sentence.end, m.sentence.heading)
             if all(q.start != x.start for x in quotes):
