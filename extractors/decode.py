@@ -44,7 +44,10 @@ _HEADER = re.compile(r"""charset\s*=\s*["']?([a-zA-Z0-9_\-:.]+)""", re.I)
 # ISO-2022-JP switches character sets with these; the bytes are otherwise 7-bit and decode as
 # "valid" UTF-8, which is how trafilatura ends up with mojibake
 _ISO2022_ESC = re.compile(rb"\x1b\$[@B]|\x1b\(J|\x1b\$\(D")
-_PREFIX = 4096  # <meta charset> must be in the first 1024 bytes by the spec; pages overrun it
+_PREFIX = 4096
+# one replacement character per this many decoded characters marks a wrong label, not a few
+# damaged bytes: a cp949 page read as UTF-8 gets one every 2-3 characters
+_WRONG_LABEL_SHARE = 200  # <meta charset> must be in the first 1024 bytes by the spec; pages overrun it
 
 
 def _codec(label: str | None) -> str | None:
@@ -107,6 +110,12 @@ def decode_bytes(data: bytes, content_type: str | None = None) -> tuple[str, str
             if declared and codec != declared:
                 warnings.append(f"declared {declared} ({where}) does not decode; used {codec}")
             return _finish(text, codec, warnings)
+    if declared:
+        # a declared encoding with a few bad bytes (a truncated or spliced page) is still the
+        # page's encoding; many bad bytes mean the label is wrong (an EUC-KR page saying utf-8)
+        text = data.decode(declared, "replace")
+        if text.count("\ufffd") <= max(3, len(text) // _WRONG_LABEL_SHARE):
+            return _finish(text, declared, warnings)
     guess = _normalizer_guess(data)
     if guess and (text := _strict(data, guess)) is not None:
         if declared:

@@ -54,7 +54,7 @@ def sniff_format(data: bytes, url: str | None, content_type: str | None) -> str:
         return "html"
     if path.endswith((".html", ".htm", ".xhtml")) or (not mime and _HTML_SNIFF.match(head)):
         return "html"
-    if path.endswith(_TEXT_SUFFIXES):
+    if path.endswith(_TEXT_SUFFIXES) or "-----BEGIN PGP SIGNED MESSAGE-----" in head:
         return "text"
     if mime == "text/plain":  # raw git hosts serve Markdown so: front matter, '#' headings, fences
         return "markdown" if _MD_STRONG.search(head) else "text"
@@ -96,6 +96,9 @@ def _from_html(
     text: str, url: str | None, options: ExtractOptions, warnings: list[str]
 ) -> tuple[TextBuilder, list[Link], ExtractorInfo, Metadata]:
     tree = html_path.parse_html(text)
+    elements = int(tree.xpath("count(//*)"))  # counted in C, no Python objects made
+    if elements > options.max_elements:
+        raise ExtractionError(f"page too complex: {elements} elements, limit {options.max_elements}")
     meta = read_metadata(tree)
     if not meta.published:
         meta.published = page_date(tree, url)
@@ -109,6 +112,8 @@ def _from_html(
         html_path.walk_trafilatura(body, builder, links)
         if html_path.is_flat(body):
             # a short article got trafilatura's flat baseline: read the same <article> ourselves
+            if html_path.mostly_links(text, len(builder)):
+                raise ExtractionError("no article text found: the page is navigation and links")
             article = html_path.article_element(text)
             if article is not None:
                 rebuilt, rebuilt_links = TextBuilder(), []

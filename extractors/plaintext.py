@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from extractors.layout import TextBuilder, join_lines
-from schema.headings import heading_role
+from schema.headings import exact_role
 
 _PGP_BEGIN = "-----BEGIN PGP SIGNED MESSAGE-----"
 _PGP_SIG = re.compile(
@@ -17,7 +17,7 @@ _BULLET = re.compile(r"^\s*(?:[*+\-\u2022\u30fb\u25cf\u25a0]|\d{1,3}[.)]|\(\d{1,
 _DEFINITION = re.compile(r"^:\s+\S")  # RD ": term"
 # "5/20 02:46 ...", "2024-06-01 10:00 ...": in a run of two or more, each starts a timeline entry
 _TIMED = re.compile(r"^(?:\d{1,4}[/.\-]\d{1,2}(?:[/.\-]\d{1,4})?|\d{1,2}:\d{2})\s")
-# a lone short line reads as a heading when the lexicon knows it ("Timeline", "1. 概要");
+# a lone short line reads as a heading when it is a lexicon form ("Timeline", "1. 概要");
 # 60 characters is longer than every lexicon form, shorter than most one-line paragraphs
 _LONE_HEADING_CHARS = 60
 
@@ -81,11 +81,7 @@ def _chunk(chunk: str, builder: TextBuilder) -> None:
             builder.add("heading", m.group(2), len(m.group(1)))
             i += 1
             continue
-        if (
-            len(lines) == 1
-            and len(line) <= _LONE_HEADING_CHARS
-            and heading_role(line) not in ("other", "skip")
-        ):
+        if len(lines) == 1 and len(line) <= _LONE_HEADING_CHARS and exact_role(line) not in (None, "skip"):
             builder.add("heading", line, 2)
             return
         if starts_item(line) or (items and line[:1].isspace()):

@@ -131,6 +131,12 @@ def _lexicon() -> _Lexicon:
     return _Lexicon(json.loads(_LEXICON.read_text(encoding="utf-8")))
 
 
+def exact_role(heading: str) -> SectionRole | None:
+    """The role of a heading that is a lexicon form once normalized ("3. Timeline"), else None."""
+    found = _lexicon().exact.get(normalize_heading(heading))
+    return found[1] if found else None
+
+
 @lru_cache(maxsize=4096)
 def heading_role(heading: str, lang: str | None = None) -> SectionRole:
     """The record field a section heading feeds ("3. Root Cause Analysis" -> "root_cause")."""
