@@ -176,7 +176,7 @@ class Fetcher:
         hops: list[Hop] = []
         # Exact URLs, not canonical ones: a redirect that only strips utm_* is not a loop.
         seen = {urldefrag(url).url}
-        current = url
+        current = urldefrag(url).url  # a fragment is never sent, nor archived in WARC-Target-URI
         robots_time = 0.0
         while True:
             _check_scheme(current)
@@ -191,7 +191,7 @@ class Fetcher:
             ex = self._with_retries(current, headers, interval, deadline, "file")
             location = ex.header("location")
             if 300 <= ex.status < 400 and ex.status != 304 and location:
-                target = urljoin(current, location.strip())
+                target = urldefrag(urljoin(current, location.strip())).url
                 hops.append(Hop(current, ex.status, target))
                 chain = " -> ".join([h.url for h in hops] + [target])
                 if urldefrag(target).url in seen:

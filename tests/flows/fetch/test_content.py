@@ -124,3 +124,16 @@ def test_accept_widens_the_types_for_discovery(settings: Settings, loopback: Loo
             fetcher.fetch(loopback.url("/feed"))
         result = fetcher.fetch(loopback.url("/feed"), accept={"application/rss+xml", "text/html"})
     assert result.body == feed and result.mime == "application/rss+xml"
+
+
+def test_rel_canonical_is_read_from_the_decoded_page(settings: Settings, loopback: LoopbackServer) -> None:
+    import gzip
+
+    page = b'<html><head><link rel="canonical" href="/posts/outage"></head><body>x</body></html>'
+    headers = {"Content-Type": "text/html", "Content-Encoding": "gzip"}
+    loopback.route("/p", Reply(body=gzip.compress(page), headers=headers))
+    with Fetcher(settings) as fetcher:
+        result = fetcher.fetch(loopback.url("/p?utm_source=feed#top"))
+    assert result.rel_canonical == loopback.url("/posts/outage")
+    assert result.canonical_url == loopback.url("/p")
+    assert result.final_url == loopback.url("/p?utm_source=feed")  # as fetched: no fragment
