@@ -91,5 +91,7 @@ def judge(ctx: Context, drafted: Found) -> Verdict:
     if negs:
         score -= W_NEG_WORD * min(MAX_NEG_WORDS, len(negs))
         reasons.append("not-incident wording: " + ", ".join(negs[:MAX_NEG_WORDS]))
+    if not reasons:
+        reasons.append("no incident signals: no incident headings, wording or timeline")
     p = 1 / (1 + math.exp(-score))
     return Verdict(verdict=p >= 0.5, score=round(p, 3), reasons=reasons)
