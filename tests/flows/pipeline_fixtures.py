@@ -60,9 +60,13 @@ def serve_blog(server: LoopbackServer, host: str | None = None) -> None:
     child = gzip.compress(
         f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urlset}</urlset>'.encode()
     )
-    server.route("/sitemap-posts.xml.gz", Reply(body=child, headers={"Content-Type": "application/gzip"}))
+    server.route(
+        "/sitemap-posts.xml.gz", Reply(body=child, headers={"Content-Type": "application/gzip"}), host=host
+    )
     index = (
         '<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
         f"<sitemap><loc>{server.url('/sitemap-posts.xml.gz', host=h)}</loc></sitemap></sitemapindex>"
     )
-    server.route("/sitemap.xml", Reply(body=index.encode(), headers={"Content-Type": "application/xml"}))
+    server.route(
+        "/sitemap.xml", Reply(body=index.encode(), headers={"Content-Type": "application/xml"}), host=host
+    )
