@@ -54,7 +54,9 @@ def serve_blog(server: LoopbackServer, host: str | None = None) -> None:
     everything = [*POSTS, "/posts/missing-outage.html", "/posts/slow-outage.html"]
     h = host or "127.0.0.1"
     server.route(
-        "/feed.xml", Reply(body=rss(server, everything, h), headers={"Content-Type": "application/rss+xml"})
+        "/feed.xml",
+        Reply(body=rss(server, everything, h), headers={"Content-Type": "application/rss+xml"}),
+        host=host,
     )
     urlset = "".join(f"<url><loc>{server.url(p, host=h)}</loc></url>" for p in POSTMORTEMS)
     child = gzip.compress(
