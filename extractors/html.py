@@ -12,7 +12,6 @@ The cascade, in order:
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterator
 from configparser import ConfigParser
 from functools import lru_cache
@@ -31,7 +30,6 @@ log = logging.getLogger(__name__)
 LIBXML2_MAX_DEPTH = 255
 _HEADING_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 _INVISIBLE = {"script", "style", "noscript", "template", "head", "svg", "iframe"}
-_MD_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~])")
 
 
 class Extracted:
@@ -358,8 +356,3 @@ def run_readability(text: str) -> etree._Element | None:
         return html.fragment_fromstring(summary, create_parent="div")
     except (etree.ParserError, ValueError):
         return None
-
-
-def unescape_markdown(text: str) -> str:
-    r"""Undo Markdown backslash escapes (`tcp\_mem`) left by Markdown output, before matching."""
-    return _MD_ESCAPE.sub(r"\1", text)

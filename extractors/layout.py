@@ -22,10 +22,12 @@ class TextBuilder:
         self._length = 0
         self.blocks: list[Block] = []
 
-    def add(self, kind: BlockKind, text: str, level: int = 0) -> Block | None:
-        text = text.strip("\n") if kind == "code" else clean_inline(text)
-        if kind == "code":
-            text = "\n".join(line.rstrip() for line in text.splitlines()).strip("\n")
+    def add(self, kind: BlockKind, text: str, level: int = 0, clean: bool = True) -> Block | None:
+        """Append a block; `clean=False` for text that is already a block of a TextBuilder."""
+        if clean and kind == "code":
+            text = "\n".join(line.rstrip() for line in text.strip("\n").splitlines()).strip("\n")
+        elif clean:
+            text = clean_inline(text)
         if not text.strip():
             return None
         if self.blocks:
@@ -48,7 +50,7 @@ class TextBuilder:
         text = self.text
         for i, block in enumerate(self.blocks):
             if i not in drop:
-                out.add(block.kind, text[block.start : block.end], block.level)
+                out.add(block.kind, text[block.start : block.end], block.level, clean=False)
         return out
 
     @property

@@ -174,7 +174,7 @@ def restore_link_lists(builder: TextBuilder, page: PageLinks) -> tuple[TextBuild
     out = TextBuilder()
     restored = 0
     for i, block in enumerate(blocks):
-        out.add(block.kind, text[block.start : block.end], block.level)
+        out.add(block.kind, text[block.start : block.end], block.level, clean=False)
         for entry in inserts.get(i, []):
             if entry.heading not in kept_headings:
                 out.add("heading", entry.heading, entry.heading_level)

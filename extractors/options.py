@@ -7,16 +7,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ExtractOptions:
-    """Extraction settings. Defaults are the ones measured best by bench/extract.py.
+    """Extraction settings. Defaults are the ones measured best by bench/extract.py --sweep.
 
-    trafilatura settings (scrapinghub corpus, 181 pages, 2 cores): include_comments=False takes
-    the comment section out of the text (+0.007 F1 over defaults); fast=True skips trafilatura's
-    own readability/jusText comparison (about 1.5x faster, same F1), our fallback covers the cases
-    it would have rescued; favor_precision / favor_recall: see bench/extract.py's settings sweep.
+    trafilatura settings, scrapinghub corpus (181 pages, 2 shared cores), F1 of our whole path:
+    favor_recall 0.967 (chosen), balanced 0.965, favor_precision 0.969 but it drops sections
+    of the postmortem pages (headings kept 96.9% against 98.6%); fast=False 0.963 and about
+    1.3x slower (fast skips trafilatura's own readability/jusText comparison, our fallback
+    covers the pages it rescued); include_comments is always False: with it, a blog template's
+    "Comments are closed." and reader comments land in the text.
     """
 
     favor_precision: bool = False
-    favor_recall: bool = False
+    favor_recall: bool = True
     fast: bool = True
     include_tables: bool = True
     # include_links changes what trafilatura keeps, not only the markup: on scrapinghub, per-page

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from schema.document import Block, Section
 from schema.headings import heading_role
+
+
+@dataclass
+class _Open:
+    heading: str
+    level: int
+    path: list[str]
+    start: int
+    end: int
 
 
 def build_sections(
@@ -14,33 +25,30 @@ def build_sections(
     The heading that repeats the document title spans the whole article: its role is "other",
     whatever words it shares with the lexicon ("docs.rs outage postmortem").
     """
-    spans: list[dict[str, object]] = []
-    open_: list[int] = []  # indexes into spans of the headings still open, outermost first
+    spans: list[_Open] = []
+    stack: list[_Open] = []  # the headings still open, outermost first
     for block in blocks:
         if block.kind != "heading":
             continue
         level = max(1, block.level)
-        while open_ and spans[open_[-1]]["level"] >= level:  # type: ignore[operator]
-            spans[open_.pop()]["end"] = block.start
+        while stack and stack[-1].level >= level:
+            stack.pop().end = block.start
         heading = text[block.start : block.end]
-        path = [str(spans[i]["heading"]) for i in open_] + [heading]
-        spans.append(
-            {"heading": heading, "level": level, "path": path, "start": block.start, "end": len(text)}
-        )
-        open_.append(len(spans) - 1)
+        span = _Open(heading, level, [s.heading for s in stack] + [heading], block.start, len(text))
+        spans.append(span)
+        stack.append(span)
     sections = []
     for span in spans:
-        start, end = int(span["start"]), int(span["end"])  # type: ignore[call-overload]
-        end = max(start, len(text[start:end].rstrip()) + start)
-        heading = str(span["heading"])
+        end = span.start + len(text[span.start : span.end].rstrip())
+        is_title = title is not None and span.heading.strip() == title.strip()
         sections.append(
             Section(
-                heading=heading,
-                path=list(span["path"]),  # type: ignore[call-overload]
-                level=int(span["level"]),  # type: ignore[call-overload]
-                role="other" if title and heading.strip() == title.strip() else heading_role(heading, lang),
-                start=start,
-                end=end,
+                heading=span.heading,
+                path=span.path,
+                level=span.level,
+                role="other" if is_title else heading_role(span.heading, lang),
+                start=span.start,
+                end=max(end, span.start),
             )
         )
     return sections
