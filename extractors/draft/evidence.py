@@ -17,6 +17,8 @@ _CJK_END = re.compile(r"(?<=[。！？])[」』）)]*\s*(?=\S)")
 # Abbreviations that end in a period but not a sentence.
 _ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|Mr|Ms|Dr|St|No|Inc|Ltd|U\.S|cf)\.)$", re.I)
 _SPACE = re.compile(r"\s")
+# Front matter a page shows as text (+++ TOML +++ or --- YAML ---, or several key = "value" pairs).
+_FRONT_MATTER = re.compile(r"^\s*(?:\+\+\+|---)\s*\w+\s*[:=]|(?:\b\w+ = \"[^\"]*\"\s*){2,}")
 
 
 def own_split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -134,6 +136,8 @@ class Context:
             if block.kind in ("heading", "code"):
                 continue
             role, heading = self.role_at(block.start)
+            if _FRONT_MATTER.search(text[block.start : block.end]):
+                role = "skip"  # a page that prints its own front matter: config, not prose
             if block.kind in ("list_item", "table_row"):
                 spans = [trim(text, block.start, block.end)]
                 if block.kind == "list_item" and block.end - block.start > 300:

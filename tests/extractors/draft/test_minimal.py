@@ -103,3 +103,20 @@ def test_verdict_threshold_option() -> None:
         options=DraftOptions(verdict_threshold=1.0),
     )
     assert strict.postmortem.verdict is False
+
+
+def test_front_matter_printed_on_the_page_is_not_prose() -> None:
+    front = '+++ path = "inside/2024/x" title = "Outage" +++'
+    body = "On Monday at 10:00 UTC the API went down for all users."
+    text = f"{front}\n\n{body}"
+    doc = Document(
+        text=text,
+        blocks=[
+            Block(kind="paragraph", start=0, end=len(front)),
+            Block(kind="paragraph", start=len(front) + 2, end=len(text)),
+        ],
+        extractor=ExtractorInfo(name="hand", version="1"),
+    )
+    d = draft(doc)
+    assert d.record.summary == {"en": body}
+    assert all(e.start > len(front) for items in d.evidence.values() for e in items)
