@@ -77,8 +77,8 @@ def _declared(data: bytes, content_type: str | None) -> tuple[str | None, str]:
         if m and (codec := _codec(m.group(1))):
             return codec, "header"
     head = data[:_PREFIX]
-    m = _XML_DECL.match(head) or _META.search(head)
-    if m and (codec := _codec(m.group(1).decode("ascii", "replace"))):
+    found = _XML_DECL.match(head) or _META.search(head)
+    if found and (codec := _codec(found.group(1).decode("ascii", "replace"))):
         return codec, "meta"
     return None, ""
 

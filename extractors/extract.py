@@ -116,7 +116,7 @@ def _from_html(
                 raise ExtractionError("no article text found: the page is navigation and links")
             article = html_path.article_element(text)
             if article is not None:
-                rebuilt, rebuilt_links = TextBuilder(), []
+                rebuilt, rebuilt_links = TextBuilder(), list[Link]()
                 html_path.walk_html(article, rebuilt, rebuilt_links)
                 if len(rebuilt.blocks) > 1 and 0.5 * len(builder) <= len(rebuilt) <= 1.5 * len(builder):
                     builder, links, name = rebuilt, rebuilt_links, "trafilatura+article"

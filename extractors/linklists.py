@@ -176,7 +176,7 @@ def restore_link_lists(builder: TextBuilder, page: PageLinks) -> tuple[TextBuild
     for i, block in enumerate(blocks):
         out.add(block.kind, text[block.start : block.end], block.level, clean=False)
         for entry in inserts.get(i, []):
-            if entry.heading not in kept_headings:
+            if entry.heading and entry.heading not in kept_headings:
                 out.add("heading", entry.heading, entry.heading_level)
             for item in entry.items:
                 out.add("list_item", item, 1)

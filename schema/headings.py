@@ -8,7 +8,7 @@ import re
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
-from typing import get_args
+from typing import cast, get_args
 
 from schema.document import SectionRole
 
@@ -76,8 +76,10 @@ class _Lexicon:
                 for form in forms:
                     key = normalize_heading(form)
                     chosen = primary.get(f"{lang}:{form}", role)
+                    if chosen not in _ROLES:
+                        raise ValueError(f"headings.json: unknown primary role {chosen!r}")
                     if key and (key not in self.exact or f"{lang}:{form}" in primary):
-                        self.exact[key] = (lang, chosen)
+                        self.exact[key] = (lang, cast(SectionRole, chosen))
         for lang, forms in skip.items():
             for form in forms:
                 key = normalize_heading(form)
