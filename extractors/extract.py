@@ -112,9 +112,10 @@ def _from_html(
         html_path.walk_trafilatura(body, builder, links)
         if html_path.is_flat(body):
             # a short article got trafilatura's flat baseline: read the same <article> ourselves
-            if html_path.mostly_links(text, len(builder)):
+            fresh = html_path.parse_html(text)  # trafilatura has pruned `tree`
+            if html_path.mostly_links(fresh, len(builder)):
                 raise ExtractionError("no article text found: the page is navigation and links")
-            article = html_path.article_element(text)
+            article = html_path.article_element(fresh)
             if article is not None:
                 rebuilt, rebuilt_links = TextBuilder(), list[Link]()
                 html_path.walk_html(article, rebuilt, rebuilt_links)
@@ -213,14 +214,10 @@ def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder
 
 
 def _letters(builder: TextBuilder) -> int:
-    """Letters in the text, counted up to the article minimum (the count is only compared to it)."""
-    count = 0
+    """Letters in the text, counted until the article minimum is reached (only compared to it)."""
     text = builder.text
-    for block in builder.blocks:
-        count += sum(1 for ch in text[block.start : block.end] if ch.isalpha())
-        if count >= _MIN_ARTICLE_LETTERS:
-            break
-    return count
+    head = sum(map(str.isalpha, text[: 8 * _MIN_ARTICLE_LETTERS]))  # enough for nearly every page
+    return head if head >= _MIN_ARTICLE_LETTERS else sum(map(str.isalpha, text))
 
 
 def _document(
@@ -242,8 +239,13 @@ def _document(
         first = next((b for b in builder.blocks if b.kind == "heading"), None)
         title = text[first.start : first.end] if first is not None else None
     base = meta.canonical_url or url
-    if base and "://" in base:
-        links = [link.model_copy(update={"url": urljoin(base, link.url)}) for link in links]
+    if base and "://" in base:  # relative links made absolute; most are absolute already
+        links = [
+            link
+            if "://" in link.url
+            else Link.model_construct(url=urljoin(base, link.url), text=link.text, rel=None)
+            for link in links
+        ]
     return Document(
         url=url,
         canonical_url=meta.canonical_url,

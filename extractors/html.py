@@ -42,13 +42,23 @@ class Extracted:
         self.version = version
 
 
+def _link(url: str, text: str) -> Link:
+    # plain strings from the tree: no validation needed, and there can be hundreds a page
+    return Link.model_construct(url=url.strip(), text=clean_inline(text), rel=None)
+
+
 def parse_html(text: str) -> html.HtmlElement:
     """lxml tree of a page; raises ExtractionError when nothing parseable is there."""
     from trafilatura.utils import load_html
 
     tree = load_html(text)
     if tree is None:
-        raise ExtractionError("no article text found: unparseable HTML")
+        # trafilatura refuses what does not look like a whole page ("<p>...</p>" alone);
+        # lxml wraps a fragment in <html><body> itself
+        try:
+            tree = html.document_fromstring(text)
+        except (etree.ParserError, ValueError) as exc:
+            raise ExtractionError("no article text found: unparseable HTML") from exc
     return tree
 
 
@@ -118,7 +128,7 @@ def _inline(el: etree._Element, links: list[Link], skip: frozenset[str] = frozen
             parts.append(" ")
         else:
             if tag == "ref" and child.get("target"):
-                links.append(Link(url=child.get("target", ""), text=clean_inline("".join(child.itertext()))))
+                links.append(_link(child.get("target", ""), "".join(child.itertext())))
             parts.append(_inline(child, links))
         if child.tail:
             parts.append(child.tail)
@@ -149,7 +159,7 @@ def _walk_item(item: etree._Element, builder: TextBuilder, links: list[Link], le
             run.append(" ")
         else:
             if tag == "ref" and child.get("target"):
-                links.append(Link(url=child.get("target", ""), text=clean_inline("".join(child.itertext()))))
+                links.append(_link(child.get("target", ""), "".join(child.itertext())))
             run.append(_inline(child, links))
         if child.tail:
             run.append(child.tail)
@@ -238,7 +248,7 @@ def _iter_inline(el: etree._Element, links: list[Link]) -> Iterator[str]:
             yield " "
         else:
             if tag == "a" and child.get("href"):
-                links.append(Link(url=child.get("href", ""), text=clean_inline("".join(child.itertext()))))
+                links.append(_link(child.get("href", ""), "".join(child.itertext())))
             yield from _iter_inline(child, links)
         if child.tail:
             yield child.tail
@@ -312,7 +322,7 @@ def _inline_skip_lists(el: etree._Element, links: list[Link]) -> Iterator[str]:
             yield from _inline_skip_lists(child, links)
         else:
             if tag == "a" and child.get("href"):
-                links.append(Link(url=child.get("href", ""), text=clean_inline("".join(child.itertext()))))
+                links.append(_link(child.get("href", ""), "".join(child.itertext())))
             yield from _iter_inline(child, links)
         if child.tail:
             yield child.tail
@@ -323,21 +333,20 @@ def is_flat(body: etree._Element) -> bool:
     return len(body) == 1 and body[0].tag == "p" and not len(body[0])
 
 
-def mostly_links(text: str, extracted: int) -> bool:
+def mostly_links(tree: html.HtmlElement, extracted: int) -> bool:
     """Whether link text makes up most of what was extracted: a page of menus, not an article.
 
     0.6: on a navigation-only page link labels are ~100% of the baseline text; the short articles
     that get the baseline (ruby-lang.org notices, our fixtures) are below 0.2.
     """
-    tree = parse_html(text)
     body = tree.find(".//body")
     links = sum(len(a.text_content().strip()) for a in (body if body is not None else tree).iter("a"))
     return extracted > 0 and links >= 0.6 * extracted
 
 
-def article_element(text: str) -> etree._Element | None:
+def article_element(tree: html.HtmlElement) -> etree._Element | None:
     """The page's one outermost <article>, if it has exactly one."""
-    articles = parse_html(text).xpath("//article[not(ancestor::article)]")
+    articles = tree.xpath("//article[not(ancestor::article)]")
     return articles[0] if len(articles) == 1 else None
 
 

@@ -50,7 +50,8 @@ def iso_date(value: Any) -> str | None:
 
 def _meta(tree: html.HtmlElement) -> dict[str, str]:
     found: dict[str, str] = {}
-    for el in tree.xpath("//meta[@content]"):
+    head = tree.find("head")  # meta tags live in <head>; searching it alone spares the body
+    for el in (head if head is not None else tree).xpath(".//meta[@content]"):
         key = (el.get("property") or el.get("name") or el.get("itemprop") or "").strip().lower()
         value = (el.get("content") or "").strip()
         if key and value and key not in found:
@@ -131,7 +132,8 @@ def read_metadata(tree: html.HtmlElement) -> Metadata:
             if found:
                 md.published = found
                 break
-    for el in tree.xpath("//link[@rel and @href]"):
+    head = tree.find("head")
+    for el in (head if head is not None else tree).xpath(".//link[@rel and @href]"):
         rel = (el.get("rel") or "").lower().split()
         if "canonical" in rel and el.get("href") and not md.canonical_url:
             md.canonical_url = el.get("href", "").strip()
