@@ -402,7 +402,7 @@ def main() -> int:
     ]
     if args.sweep:
         configs += [
-            ("ours, favor_precision", "ours", {"favor_precision": True}),
+            ("ours, favor_precision", "ours", {"favor_precision": True, "favor_recall": False}),
             ("ours, favor_recall=False", "ours", {"favor_recall": False}),
             ("ours, fast=False", "ours", {"fast": False}),
             ("ours, include_links=False", "ours", {"include_links": False}),

@@ -10,8 +10,10 @@ _TIGHT = {"list_item", "table_row"}  # consecutive items of these kinds are sepa
 
 
 def clean_inline(text: str) -> str:
-    """Collapse runs of whitespace (newlines included) to one space; keep ideographic spaces."""
-    return re.sub(r"[\s\u00a0\u200b]+", " ", text.replace("\u3000", " ")).strip()
+    """Collapse runs of white space (newlines, NBSP and ideographic spaces too) to one space."""
+    if "\u200b" in text:  # zero-width space is not white space to str.split
+        text = text.replace("\u200b", " ")
+    return " ".join(text.split())
 
 
 class TextBuilder:

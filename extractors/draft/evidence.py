@@ -210,12 +210,39 @@ def cues() -> dict:
     return json.loads((Path(__file__).parent / "data" / "cues.json").read_text(encoding="utf-8"))
 
 
+def _trie_regex(words: set[str]) -> str:
+    """An alternation of `words` as a prefix tree: the same matches as longest-first alternation
+    (greedy optional tails prefer the longer word), but Python's re no longer tries every word at
+    every position. Measured: drafting a rendered corpus page took about a third less time."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def walk(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [re.escape(char) + walk(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return f"(?:{body})?"
+        return body
+
+    return walk(trie)
+
+
 def cue_pattern(phrases: list[str]) -> re.Pattern[str]:
     """One regex for a cue list: Latin phrases match at word starts, CJK ones anywhere."""
+    lowered = {p.lower() for p in phrases if p}
+    latin = {p for p in lowered if p[:1].isascii() and p[:1].isalnum()}
     parts = []
-    for p in sorted(set(phrases), key=len, reverse=True):
-        esc = re.escape(p.lower())
-        parts.append(rf"(?<![a-z0-9]){esc}" if p[:1].isascii() and p[:1].isalnum() else esc)
+    if latin:
+        parts.append(rf"(?<![a-z0-9]){_trie_regex(latin)}")
+    if lowered - latin:
+        parts.append(_trie_regex(lowered - latin))
     return re.compile("|".join(parts) or r"(?!)", re.I)
 
 
