@@ -1,0 +1,64 @@
+"""The speed-ups in vocabulary and cue matching must not change a single match."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from extractors import extract_document
+from extractors.draft.evidence import cue_pattern, cues
+from extractors.draft.tags import FIELDS, index, matchers
+from extractors.sentences import split_sentences
+from tests.conftest import DATA
+
+PAGES = sorted((DATA / "postmortems").glob("*.html")) + sorted((DATA / "pipeline").glob("*.html"))
+
+
+def _sentences() -> list[str]:
+    out = []
+    for page in PAGES:
+        doc = extract_document(page.read_bytes(), url="https://example.org/p", content_type="text/html")
+        out += [doc.text[a:b] for a, b in split_sentences(doc.text, doc.language)]
+        out.append(doc.title or "")
+    return out
+
+
+SENTENCES = _sentences()
+
+
+@pytest.mark.parametrize("kind", [*FIELDS.values(), "root_causes"])
+def test_prefilter_keeps_every_matcher_that_hits(kind: str) -> None:
+    every = matchers(kind)  # type: ignore[arg-type]
+    assert len(SENTENCES) > 100
+    hits = 0
+    for text in SENTENCES:
+        candidates = set(index(kind).candidates(text))  # type: ignore[arg-type]
+        for i, m in enumerate(every):
+            if m.pattern.search(text):
+                hits += 1
+                assert i in candidates, (kind, m.term, text)
+    assert hits > 0
+
+
+def _naive(phrases: list[str]) -> re.Pattern[str]:
+    parts = []
+    for p in sorted(set(phrases), key=len, reverse=True):
+        esc = re.escape(p.lower())
+        parts.append(rf"(?<![a-z0-9]){esc}" if p[:1].isascii() and p[:1].isalnum() else esc)
+    return re.compile("|".join(parts) or r"(?!)", re.I)
+
+
+@pytest.mark.parametrize("name", sorted(cues()["fields"]))
+def test_prefix_tree_cue_pattern_matches_like_the_plain_alternation(name: str) -> None:
+    phrases = cues()["fields"][name]
+    tree, plain = cue_pattern(phrases), _naive(phrases)
+    for text in SENTENCES:
+        lower = text.lower()
+        assert tree.findall(lower) == plain.findall(lower), (name, text)
+
+
+def test_prefix_tree_prefers_the_longer_phrase() -> None:
+    pattern = cue_pattern(["data", "data loss", "데이터", "데이터 손실"])
+    assert pattern.findall("a data loss; data; metadata") == ["data loss", "data"]
+    assert pattern.findall("데이터 손실 후 데이터") == ["데이터 손실", "데이터"]
