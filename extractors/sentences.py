@@ -26,7 +26,36 @@ _lock = threading.Lock()
 def _segmenter(lang: str) -> Any:
     import pysbd
 
-    return pysbd.Segmenter(language=lang, clean=False)
+    segmenter = pysbd.Segmenter(language=lang, clean=False)
+    segmenter.sentences_with_char_spans = _char_spans.__get__(segmenter)
+    return segmenter
+
+
+def _char_spans(self: Any, sentences: list[str]) -> list[Any]:
+    r"""pysbd's Segmenter.sentences_with_char_spans, with str.find instead of a regex per sentence.
+
+    pysbd compiles re.escape(sentence) + r"\s*" for every sentence, which thrashes the re cache
+    and cost about a fifth of drafting time. Same result: the first non-overlapping occurrence
+    ending past the previous span, with the white space after it.
+    """
+    from pysbd.utils import TextSpan
+
+    text = self.original_text
+    if any(not sent for sent in sentences):  # an empty pattern matches everywhere: leave to pysbd
+        return type(self).sentences_with_char_spans(self, sentences)
+    spans, prior = [], 0
+    for sent in sentences:
+        pos = 0
+        while (at := text.find(sent, pos)) >= 0:
+            end = at + len(sent)
+            while end < len(text) and text[end].isspace():  # \s* on str patterns is str.isspace
+                end += 1
+            if end > prior:
+                spans.append(TextSpan(text[at:end], at, end))
+                prior = end
+                break
+            pos = end
+    return spans
 
 
 def _pysbd_spans(text: str, base: int, lang: str) -> list[tuple[int, int]]:
