@@ -109,9 +109,12 @@ def draft_payload(task: DraftTask) -> Draft:
 def _override_org(draft: Draft, org: str) -> Draft:
     slug = re.sub(r"[^a-z0-9]+", "-", org.lower()).strip("-") or None
     record = draft.record.model_copy(update={"org": org, "org_slug": slug})
-    # The curator's word, from sources.toml: no quote to show, so say where it came from.
-    confidence = draft.confidence | {"org": Confidence(value=1.0, method="curator")}
-    return draft.model_copy(update={"record": record, "confidence": confidence})
+    # The curator's word, from sources.toml: no quote to show, so say where it came from, and
+    # drop the drafter's quotes for the name it had found instead.
+    confidence = {k: v for k, v in draft.confidence.items() if k not in ("org", "org_slug")}
+    confidence["org"] = Confidence(value=1.0, method="curator")
+    evidence = {k: v for k, v in draft.evidence.items() if k not in ("org", "org_slug")}
+    return draft.model_copy(update={"record": record, "confidence": confidence, "evidence": evidence})
 
 
 def make_pool(workers: int) -> cf.ProcessPoolExecutor:
@@ -145,6 +148,7 @@ class Ingestor:
     def close(self) -> None:
         if self._fetcher is not None:
             self._fetcher.close()
+        self.archive.close()
 
     def _known(self, job: Job, canonical: str, digest: str) -> Outcome | None:
         """`duplicate` / `unchanged` straight from the ledger, when the bytes are the ones drafted."""

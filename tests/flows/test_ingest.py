@@ -240,6 +240,7 @@ def test_index_page_with_link_pattern_and_org_override(capsys, blog: LoopbackSer
     drafts = list(QueueStore(data_dir / "records" / "queue").drafts())
     assert {(d.record.org, d.record.org_slug) for d in drafts} == {("Tidewater Inc.", "tidewater-inc")}
     assert drafts[0].confidence["org"].method == "curator"
+    assert "org" not in drafts[0].evidence
 
 
 def test_fetch_failures_are_lines_with_reasons_and_the_run_goes_on(
