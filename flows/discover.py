@@ -209,9 +209,8 @@ def discover(request: IngestRequest, settings: Settings) -> tuple[list[Job], lis
 
     seen = SeenStore(settings.raw_dir / "discovery.sqlite")
     ledger = Ledger(settings.raw_dir / "ledger.sqlite")
-    archive = Archive(settings)
     queued: set[str] = set()
-    with Fetcher(settings) as fetcher:
+    with Fetcher(settings) as fetcher, Archive(settings) as archive:
 
         def fetch(url: str) -> tuple[bytes, str | None]:
             result = fetcher.fetch(url, accept=LISTING_TYPES)
