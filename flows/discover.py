@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import gzip
 import re
-import sqlite3
+import threading
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +16,7 @@ from flows.gate import gate
 from flows.ingest import Job, Outcome, failure, job_for
 from flows.settings import Settings
 from flows.sources import SourceGroup, load_sources
-from flows.store.ledger import Ledger
+from flows.store.ledger import Ledger, connect
 from schema.errors import FetchError, IngestError, InputError
 
 if TYPE_CHECKING:
@@ -123,26 +122,25 @@ class SeenStore:
     """raw/discovery.sqlite: the entries discovery has already handed on, per source."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        with closing(self._connect()) as db, db:
-            db.execute(
+        self._db = connect(path)
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute(
                 "CREATE TABLE IF NOT EXISTS seen (url TEXT PRIMARY KEY, source TEXT, title TEXT,"
                 " first_seen TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')))"
             )
 
-    def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=30)
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
+    def close(self) -> None:
+        self._db.close()
 
     def seen(self, url: str) -> bool:
-        with closing(self._connect()) as db:
-            return db.execute("SELECT 1 FROM seen WHERE url = ?", (url,)).fetchone() is not None
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM seen WHERE url = ?", (url,)).fetchone() is not None
 
     def mark(self, url: str, source: str, title: str | None) -> None:
-        with closing(self._connect()) as db, db:
-            db.execute(
+        with self._lock:
+            self._db.execute(
                 "INSERT OR IGNORE INTO seen (url, source, title) VALUES (?, ?, ?)", (url, source, title)
             )
 
@@ -190,9 +188,6 @@ def groups_of(request: IngestRequest) -> list[SourceGroup]:
 
 def discover(request: IngestRequest, settings: Settings) -> tuple[list[Job], list[Outcome]]:
     """Jobs for every new entry of every listing; outcomes for what was left out, and why."""
-    from flows.archive import Archive
-    from flows.fetch import Fetcher, canonicalize_url
-
     jobs: list[Job] = []
     outcomes: list[Outcome] = []
     if request.from_file:
@@ -209,6 +204,25 @@ def discover(request: IngestRequest, settings: Settings) -> tuple[list[Job], lis
 
     seen = SeenStore(settings.raw_dir / "discovery.sqlite")
     ledger = Ledger(settings.raw_dir / "ledger.sqlite")
+    try:
+        return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger)
+    finally:
+        seen.close()
+        ledger.close()
+
+
+def _discover_groups(
+    groups: list[SourceGroup],
+    request: IngestRequest,
+    settings: Settings,
+    jobs: list[Job],
+    outcomes: list[Outcome],
+    seen: SeenStore,
+    ledger: Ledger,
+) -> tuple[list[Job], list[Outcome]]:
+    from flows.archive import Archive
+    from flows.fetch import Fetcher, canonicalize_url
+
     queued: set[str] = set()
     with Fetcher(settings) as fetcher, Archive(settings) as archive:
 
@@ -285,6 +299,9 @@ def remember(outcomes: list[Outcome], settings: Settings) -> None:
 
     final = {"drafted", "duplicate", "unchanged", "changed", "skipped"}
     store = SeenStore(settings.raw_dir / "discovery.sqlite")
-    for outcome in outcomes:
-        if outcome.status in final and outcome.source.lower().startswith(("http://", "https://")):
-            store.mark(canonicalize_url(outcome.source), "", None)
+    try:
+        for outcome in outcomes:
+            if outcome.status in final and outcome.source.lower().startswith(("http://", "https://")):
+                store.mark(canonicalize_url(outcome.source), "", None)
+    finally:
+        store.close()

@@ -149,6 +149,7 @@ class Ingestor:
         if self._fetcher is not None:
             self._fetcher.close()
         self.archive.close()
+        self.ledger.close()
 
     def _known(self, job: Job, canonical: str, digest: str) -> Outcome | None:
         """`duplicate` / `unchanged` straight from the ledger, when the bytes are the ones drafted."""
