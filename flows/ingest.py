@@ -12,6 +12,7 @@ import logging
 import multiprocessing
 import re
 from collections.abc import Callable, Iterable
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -322,17 +323,40 @@ class Ingestor:
                 for item in future.result():
                     if isinstance(item, Outcome):
                         done(index, item)
-                    elif self.pool is not None:
-                        pending[self.pool.submit(draft_payload, item)] = (index, item)
-                    else:
+                        continue
+                    submitted = self._submit(item)
+                    if submitted is None:
                         done(index, self._finish_inline(item))
+                    else:
+                        pending[submitted] = (index, item)
         for future in cf.as_completed(pending):
             index, task = pending[future]
             try:
-                done(index, self.finish(task, future.result()))
+                draft = future.result()
+            except BrokenProcessPool:
+                # A worker died (killed, out of memory): the pool is gone, the source is not.
+                log.warning("extraction worker died; drafting %s in this process", task.job.source)
+                self.pool = None
+                done(index, self._finish_inline(task))
+                continue
+            except Exception as exc:
+                done(index, failure(task.job.source, exc))
+                continue
+            try:
+                done(index, self.finish(task, draft))
             except Exception as exc:
                 done(index, failure(task.job.source, exc))
         return [outcome for slot in slots for outcome in slot]
+
+    def _submit(self, task: DraftTask) -> cf.Future[Draft] | None:
+        """Hand the CPU stage to the pool; None when there is no (working) pool."""
+        if self.pool is None:
+            return None
+        try:
+            return self.pool.submit(draft_payload, task)
+        except (BrokenProcessPool, RuntimeError):  # broken, or shut down
+            self.pool = None
+            return None
 
     def _finish_inline(self, task: DraftTask) -> Outcome:
         try:
