@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import re
-import threading
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,7 +15,8 @@ from flows.gate import gate
 from flows.ingest import Job, Outcome, failure, job_for
 from flows.settings import Settings
 from flows.sources import SourceGroup, load_sources
-from flows.store.ledger import Ledger, connect
+from flows.store.ledger import Ledger
+from flows.store.sqlite import SqliteStore
 from schema.errors import FetchError, IngestError, InputError
 
 if TYPE_CHECKING:
@@ -118,31 +118,21 @@ def entries(group: SourceGroup, fetch: FetchBytes) -> Iterator[tuple[str, str | 
             pending += [(c, depth + 1) for c in children]
 
 
-class SeenStore:
+class SeenStore(SqliteStore):
     """raw/discovery.sqlite: the entries discovery has already handed on, per source."""
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._db = connect(path)
-        self._lock = threading.Lock()
-        with self._lock:
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS seen (url TEXT PRIMARY KEY, source TEXT, title TEXT,"
-                " first_seen TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')))"
-            )
-
-    def close(self) -> None:
-        self._db.close()
+        super().__init__(
+            path,
+            "CREATE TABLE IF NOT EXISTS seen (url TEXT PRIMARY KEY, source TEXT, title TEXT,"
+            " first_seen TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')))",
+        )
 
     def seen(self, url: str) -> bool:
-        with self._lock:
-            return self._db.execute("SELECT 1 FROM seen WHERE url = ?", (url,)).fetchone() is not None
+        return self.one("SELECT 1 FROM seen WHERE url = ?", (url,)) is not None
 
     def mark(self, url: str, source: str, title: str | None) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR IGNORE INTO seen (url, source, title) VALUES (?, ?, ?)", (url, source, title)
-            )
+        self.execute("INSERT OR IGNORE INTO seen (url, source, title) VALUES (?, ?, ?)", (url, source, title))
 
 
 LISTING_TYPES = frozenset(

@@ -23,6 +23,7 @@ from warcio.warcwriter import WARCWriter
 
 from flows.archive.index import Index
 from flows.settings import VERSION
+from flows.store.atomic import fsync_dir
 
 T = TypeVar("T")
 
@@ -209,7 +210,7 @@ class WarcAppender:
         name = f"{WARC_DIR}/incidents-{stamp}-{os.getpid()}-{secrets.token_hex(3)}.warc.gz"
         (self._raw / WARC_DIR).mkdir(parents=True, exist_ok=True)
         (self._raw / name).touch()
-        _fsync_dir(self._raw / WARC_DIR)
+        fsync_dir(self._raw / WARC_DIR)
         db.execute("INSERT INTO warc_files (name, origin, size, closed) VALUES (?, 'written', 0, 0)", (name,))
         return name
 
@@ -228,14 +229,6 @@ class WarcAppender:
 def _freeze(path: Path) -> None:
     """A closed WARC file is read-only from now on (a reminder to people and tools, not a lock)."""
     path.chmod(0o444)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def http_response_headers(

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     # The rename is only durable once the directory entry is on disk too.
     fd = os.open(folder, os.O_RDONLY)
     try:
@@ -31,7 +31,7 @@ def write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from flows.store.atomic import _fsync_dir, dumps_json, write_text
+from flows.store.atomic import dumps_json, fsync_dir, write_text
 from schema.draft import Draft, Status
 from schema.errors import ReviewError
 
@@ -52,7 +52,7 @@ class QueueStore:
                 return False
         finally:
             Path(tmp).unlink(missing_ok=True)
-        _fsync_dir(self.folder)
+        fsync_dir(self.folder)
         return True
 
     def resolve(self, draft_id: str) -> str:
