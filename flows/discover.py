@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from flows.gate import gate
-from flows.ingest import Job, Outcome, failure, job_for
+from flows.ingest import Job, Outcome, failure, is_url, job_for
 from flows.settings import Settings
 from flows.sources import SourceGroup, load_sources
 from flows.store.ledger import Ledger
@@ -291,7 +291,7 @@ def remember(outcomes: list[Outcome], settings: Settings) -> None:
     store = SeenStore(settings.raw_dir / "discovery.sqlite")
     try:
         for outcome in outcomes:
-            if outcome.status in final and outcome.source.lower().startswith(("http://", "https://")):
+            if outcome.status in final and is_url(outcome.source):
                 store.mark(canonicalize_url(outcome.source), "", None)
     finally:
         store.close()

@@ -10,7 +10,6 @@ import concurrent.futures as cf
 import hashlib
 import logging
 import multiprocessing
-import re
 from collections.abc import Callable, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -19,8 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from flows.clock import utc_now
 from flows.pages import is_warc, read_page
-from flows.review import utc_now
 from flows.settings import Settings
 from flows.store.audit import field_diff
 from flows.store.ledger import Entry, Ledger
@@ -68,8 +67,12 @@ class Outcome(BaseModel):
         return f"{self.status}  {self.draft_id}  {self.source}{extra}"
 
 
+def is_url(source: str) -> bool:
+    return source.lower().startswith(("http://", "https://"))
+
+
 def job_for(source: str, *, url: str | None = None) -> Job:
-    if source.lower().startswith(("http://", "https://")):
+    if is_url(source):
         return Job(source=source, kind="url")
     if is_warc(Path(source)):
         return Job(source=source, kind="warc")
@@ -108,7 +111,9 @@ def draft_payload(task: DraftTask) -> Draft:
 
 
 def _override_org(draft: Draft, org: str) -> Draft:
-    slug = re.sub(r"[^a-z0-9]+", "-", org.lower()).strip("-") or None
+    from extractors.draft.identity import slugify
+
+    slug = slugify(org) or None
     record = draft.record.model_copy(update={"org": org, "org_slug": slug})
     # The curator's word, from sources.toml: no quote to show, so say where it came from, and
     # drop the drafter's quotes for the name it had found instead.

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
 from typing import Any
 
+from flows.clock import utc_now
 from flows.settings import Settings
 from flows.store.audit import AuditLog, field_diff
 from flows.store.queue import QueueStore
@@ -17,10 +17,6 @@ from schema.validation import validate_as
 
 # Fields a reviewer may not set through edits: the id is allocated, review is stamped here.
 _NOT_EDITABLE = ("id", "review", "updated_at")
-
-
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def merge_edits(base: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
+from flows.clock import utc_now
 from flows.pages import read_page
-from flows.review import utc_now
 from flows.store.atomic import dumps_json
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]

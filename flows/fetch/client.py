@@ -13,7 +13,6 @@ import tempfile
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from http.cookiejar import CookieJar, DefaultCookiePolicy
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -22,6 +21,7 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import httpcore
 import httpx
 
+from flows.clock import utc_now
 from flows.fetch.body import BodySink, BodyTooLarge
 from flows.fetch.content import ACCEPTED_TYPES, media_type, sniff
 from flows.fetch.errors import HTTPStatusFailure, SourceGone
@@ -161,7 +161,7 @@ class Fetcher:
         """`accept`: media types to take instead of pages (HTML, XHTML, text, Markdown), e.g.
         feeds and sitemaps for discovery."""
         started = time.monotonic()
-        started_at = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        started_at = utc_now()
         deadline = _Deadline(
             started + self._s.total_timeout,
             self._s.total_timeout,
