@@ -107,7 +107,9 @@ class _Lexicon:
             return self.exact[key][1]
         best: tuple[int, int, SectionRole] | None = None
         found: list[tuple[str, str, SectionRole]] = [(p, pl, r) for p, pl, r in self.cjk if p in key]
-        for word in set(key.split()):
+        # Words in heading order (not a set's, which varies with the hash seed): on a tie of length
+        # and language the first-named role wins ("Timeline and Response" -> timeline).
+        for word in dict.fromkeys(key.split()):
             for phrase, plang, role, pattern in self.by_first.get(word, ()):
                 if len(phrase) < _MIN_CONTAINED and len(key) > 24:
                     continue  # "fix" may name a short heading ("The fix"), not a sentence

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import get_args
 
@@ -88,3 +91,20 @@ def test_every_reference_heading_maps_to_one_of_its_fields(shared: Path) -> None
     for lang, forms in ref["headings_skip"].items():
         for form in forms:
             assert heading_role(form, lang) == "skip", f"{lang}:{form}"
+
+
+def test_a_tie_goes_to_the_first_named_role_whatever_the_hash_seed() -> None:
+    # Two roles' phrases of the same length ("timeline", "response"): the heading's own word order
+    # decides, not set iteration order, which changes with PYTHONHASHSEED between processes.
+    code = "from schema.headings import heading_role; print(heading_role('Timeline and Response', 'en'))"
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in range(1, 7)
+    }
+    assert seen == {"timeline"}
