@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
+from typing import Any
 
 from schema.document import Block, Document, Section
 from schema.draft import Confidence, Evidence, Method
@@ -89,6 +90,7 @@ class Context:
 
     doc: Document
     heading_roles: dict[str, str] = field(default_factory=dict)  # overrides computed by the drafter
+    memo: dict[str, Any] = field(default_factory=dict)  # work several drafters share (hits, moments)
 
     @cached_property
     def lang(self) -> str:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache, lru_cache
 from pathlib import Path
 
 from extractors.draft.evidence import (
@@ -19,7 +16,8 @@ from extractors.draft.evidence import (
     field_cue,
     sentence_evidence,
 )
-from schema.vocab import Kind, vocabulary
+from extractors.draft.vocab_match import candidates_by_sentence, candidates_in, matchers, settings
+from schema.vocab import Kind
 
 DATA = Path(__file__).parent / "data"
 FIELDS: dict[str, Kind] = {
@@ -29,161 +27,6 @@ FIELDS: dict[str, Kind] = {
     "domain": "domains",
 }
 MAX_EVIDENCE = 3
-
-
-@cache
-def settings() -> dict:
-    return json.loads((DATA / "tags.json").read_text(encoding="utf-8"))
-
-
-def _is_latin(form: str) -> bool:
-    return all(ord(c) < 0x2E80 for c in form)
-
-
-# Korean attaches particles to nouns (서버에, 로그를); anything else after a Hangul form means it is
-# the start of a longer word (디스크 in 디스크립터). Katakana words likewise run on (ディスククォータ).
-_KO_AFTER = (
-    r"(?![가-힣])|(?=(?:은|는|이|가|을|를|의|에|에서|로|으로|와|과|도|만|까지|부터|에게|이나|나|란|라는|이라는|"
-    r"들|된|되|한|할|하|였|이었|입니다|이다|였다)(?![가-힣]{2}))"
-)
-
-
-def _form_pattern(form: str, strict: bool = True) -> str:
-    esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
-    if not strict and not _is_latin(form):
-        return esc  # cue stems (느려, できなく) are matched inside words
-    if re.search(r"[가-힣]$", form):
-        return rf"(?<![가-힣]){esc}(?:{_KO_AFTER})" if len(form) <= 3 else esc
-    if re.fullmatch(r"[\u30a0-\u30ff]+", form):
-        return rf"(?<![\u30a0-\u30ff]){esc}(?![\u30a0-\u30ff])"
-    if _is_latin(form):
-        # Whole words: "CA" must not match "cache", "edge" not "knowledge"; a plural s is allowed.
-        # Inflections of single words count too (upgrade -> upgraded, upgrading).
-        suffix = r"(?:s|es|d|ed|ing)?" if " " not in form and form.islower() else r"(?:s|es)?"
-        return rf"(?<![\w\-/.]){esc}{suffix}(?![\w])" if form[-1:].isalnum() else rf"(?<![\w]){esc}"
-    return esc
-
-
-@dataclass(frozen=True)
-class Matcher:
-    term: str
-    pattern: re.Pattern[str]
-    factor: float  # 1.0 for the vocabulary's own forms, less for cue phrases (data/tags.json)
-    forms: tuple[str, ...] = ()  # the surface forms behind `pattern`, for the prefilter
-
-
-_WORD = re.compile(r"\w+")
-PREFIX = 4  # index Latin forms by the first 4 letters of their first word (upgrade ~ upgraded)
-
-
-@dataclass(frozen=True)
-class Index:
-    """Which matchers can possibly hit a text, found without running their regexes.
-
-    Every pattern starts with one of its forms, so a matcher can only hit where the text holds
-    the first word of a form (Latin: as a word start, so its first letters are a word's prefix)
-    or the form's first piece (other scripts: anywhere, as substrings). Measured on the 42
-    rendered corpus pages: drafts are identical and drafting takes half the time.
-    """
-
-    by_prefix: dict[str, tuple[int, ...]]
-    by_first_char: dict[str, tuple[tuple[str, int], ...]]  # substring anchors by their first char
-    always: tuple[int, ...]
-
-    def candidates(self, text: str) -> list[int]:
-        lower = text.lower()
-        found = set(self.always)
-        for key in _prefixes(lower):
-            found.update(self.by_prefix.get(key, ()))
-        if not lower.isascii():  # substring anchors are all in scripts beyond ASCII
-            for char in set(lower) & self.by_first_char.keys():
-                found.update(i for anchor, i in self.by_first_char[char] if anchor in lower)
-        return sorted(found)
-
-
-@lru_cache(maxsize=4096)
-def _prefixes(lower: str) -> frozenset[str]:
-    """The first 1..PREFIX letters of every word; one text is scored once per vocabulary kind."""
-    return frozenset(
-        word[:n] for word in set(_WORD.findall(lower)) for n in range(1, min(PREFIX, len(word)) + 1)
-    )
-
-
-def _anchor(form: str) -> tuple[str, str] | None:
-    """("prefix", key) for a Latin form, ("substring", piece) for others, None when unsure."""
-    first = form.strip().lower().split()[0] if form.strip() else ""
-    if not first:
-        return None
-    if _is_latin(first):
-        words = _WORD.findall(first)
-        if not words or not first.startswith(words[0]):
-            return None  # starts with punctuation: no word prefix to index by
-        return "prefix", words[0][:PREFIX]
-    return "substring", first
-
-
-@cache
-def index(kind: Kind) -> Index:
-    by_prefix: dict[str, list[int]] = defaultdict(list)
-    by_first_char: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    always: list[int] = []
-    for i, m in enumerate(matchers(kind)):
-        anchors = [_anchor(f) for f in m.forms]
-        if not anchors or None in anchors:
-            always.append(i)
-            continue
-        for how, key in set(anchors):  # type: ignore[misc]
-            if how == "prefix":
-                by_prefix[key].append(i)
-            else:
-                by_first_char[key[0]].append((key, i))
-    return Index(
-        {k: tuple(v) for k, v in by_prefix.items()},
-        {k: tuple(v) for k, v in by_first_char.items()},
-        tuple(always),
-    )
-
-
-@cache
-def matchers(kind: Kind) -> tuple[Matcher, ...]:
-    """One regex per term over its key, labels and aliases in every language."""
-    out = []
-    for term, t in vocabulary(kind).terms.items():
-        if term == "unknown":
-            continue
-        forms = {term.replace("-", " "), *t.labels.values()}
-        for aliases in t.aliases.values():
-            forms.update(aliases)
-        forms = {f.strip() for f in forms if f and len(f.strip()) >= 2}
-        weak = set(settings()["weak_forms"].get(kind, {}).get(term, [])) & forms
-        forms -= weak
-        if weak:
-            pattern = "|".join(_form_pattern(f) for f in sorted(weak, key=len, reverse=True))
-            out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))
-        # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
-        upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
-        rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)
-        if rest:
-            out.append(
-                Matcher(term, re.compile("|".join(_form_pattern(f) for f in rest), re.I), 1.0, tuple(rest))
-            )
-        if upper:
-            out.append(
-                Matcher(term, re.compile("|".join(_form_pattern(f) for f in upper)), 1.0, tuple(upper))
-            )
-    # Cue phrases: words that point at a term without naming it ("attacker" -> security-breach).
-    factor = settings()["cue_factor"]
-    for term, phrases in sorted(settings()["cues"].get(kind, {}).items()):
-        cue_forms = sorted({p for p in phrases if p}, key=len, reverse=True)
-        out.append(
-            Matcher(
-                term,
-                re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I),
-                factor,
-                tuple(cue_forms),
-            )
-        )
-    return tuple(out)
 
 
 @dataclass
@@ -197,27 +40,56 @@ def _weight(table: str, role: str) -> float:
     return weights.get(table, weights["default"]).get(role, weights["default"].get(role, 1.0))
 
 
+Hit = tuple[int, int, int]  # matcher index, start, end (offsets into the unit's text)
+
+
+def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, list[Hit]]]:
+    """Every unit (the title, then each sentence) with each matcher's first hit in it, in matcher order."""
+    memo = ctx.memo.setdefault("tag_hits", {})
+    if kind in memo:
+        return memo[kind]
+    every = matchers(kind)
+    sents = ctx.sentences
+    if "tag_candidates" not in ctx.memo:
+        spans = ([s.start for s in sents], [s.end for s in sents])
+        ctx.memo["tag_candidates"] = candidates_by_sentence(ctx.doc.text, *spans)
+    per_sentence = ctx.memo["tag_candidates"][kind]
+    title = ctx.doc.title or ""
+    if "title_candidates" not in ctx.memo:
+        ctx.memo["title_candidates"] = candidates_in(title)
+    units: list[tuple[str, str, Sentence | None, list[int]]] = [
+        (title, "title", None, ctx.memo["title_candidates"][kind])
+    ]
+    units += [(s.text, s.role, s, ids) for s, ids in zip(sents, per_sentence, strict=True)]
+    out = []
+    for text, role, sent, ids in units:
+        found = []
+        for i in ids:
+            hit = every[i].pattern.search(text)
+            if hit:
+                found.append((i, hit.start(), hit.end()))
+        out.append((text, role, sent, found))
+    memo[kind] = out
+    return out
+
+
 def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -> dict[str, Score]:
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
-    title = ctx.doc.title or ""
     cause = field_cue("root_cause")
-    units: list[tuple[str, str, Sentence | None]] = [(title, "title", None)]
-    units += [(s.text, s.role, s) for s in ctx.sentences]
-    for text, role, sent in units:
+    every = matchers(kind)
+    for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
-        if w <= 0 or not text:
+        if w <= 0 or not text or not hits:
             continue
         if cue_boost and sent is not None and cause.search(text.lower()):
             w *= settings()["cause_cue_boost"]
+        # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}
-        every = matchers(kind)
-        for m in (every[i] for i in index(kind).candidates(text)):
-            if m.term in best and best[m.term][0] >= w * m.factor:
-                continue
-            hit = m.pattern.search(text)
-            if hit:
-                best[m.term] = (w * m.factor, hit.start(), hit.end())
+        for i, a, b in hits:
+            m = every[i]
+            if m.term not in best or best[m.term][0] < w * m.factor:
+                best[m.term] = (w * m.factor, a, b)
         for term, (weight, a, b) in best.items():
             raw[term].append((weight, sent, a, b))
     sat = settings()["saturation"]

@@ -1,0 +1,227 @@
+"""Vocabulary matching: one regex per term over all its surface forms, and a prefilter that finds
+which of those regexes can hit each sentence of a page without running them.
+
+The prefilter is an exact superset: every hit of a form's pattern, lower-cased and stripped of
+white space and hyphens ("compacted"), contains the compacted form, because patterns only add
+optional separators, suffixes and look-arounds to the form. So drafts are the same with it as
+without it; it only skips regex searches that could not match (most of them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from bisect import bisect_left, bisect_right
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cache
+from itertools import accumulate
+from pathlib import Path
+
+from schema.vocab import Kind, vocabulary
+
+DATA = Path(__file__).parent / "data"
+# Every kind the drafter scores; the prefilter works for all of them in one pass over a page.
+KINDS: tuple[Kind, ...] = ("root_causes", "contributing", "symptoms", "components", "domains")
+
+
+@cache
+def settings() -> dict:
+    return json.loads((DATA / "tags.json").read_text(encoding="utf-8"))
+
+
+def _is_latin(form: str) -> bool:
+    return all(ord(c) < 0x2E80 for c in form)
+
+
+# Korean attaches particles to nouns (서버에, 로그를); anything else after a Hangul form means it is
+# the start of a longer word (디스크 in 디스크립터). Katakana words likewise run on (ディスククォータ).
+_KO_AFTER = (
+    r"(?![가-힣])|(?=(?:은|는|이|가|을|를|의|에|에서|로|으로|와|과|도|만|까지|부터|에게|이나|나|란|라는|이라는|"
+    r"들|된|되|한|할|하|였|이었|입니다|이다|였다)(?![가-힣]{2}))"
+)
+
+
+def _form_pattern(form: str, strict: bool = True) -> str:
+    esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
+    if not strict and not _is_latin(form):
+        return esc  # cue stems (느려, できなく) are matched inside words
+    if re.search(r"[가-힣]$", form):
+        return rf"(?<![가-힣]){esc}(?:{_KO_AFTER})" if len(form) <= 3 else esc
+    if re.fullmatch(r"[\u30a0-\u30ff]+", form):
+        return rf"(?<![\u30a0-\u30ff]){esc}(?![\u30a0-\u30ff])"
+    if _is_latin(form):
+        # Whole words: "CA" must not match "cache", "edge" not "knowledge"; a plural s is allowed.
+        # Inflections of single words count too (upgrade -> upgraded, upgrading).
+        suffix = r"(?:s|es|d|ed|ing)?" if " " not in form and form.islower() else r"(?:s|es)?"
+        return rf"(?<![\w\-/.]){esc}{suffix}(?![\w])" if form[-1:].isalnum() else rf"(?<![\w]){esc}"
+    return esc
+
+
+@dataclass(frozen=True)
+class Matcher:
+    term: str
+    pattern: re.Pattern[str]
+    factor: float  # 1.0 for the vocabulary's own forms, less for cue phrases (data/tags.json)
+    forms: tuple[str, ...] = ()  # the surface forms behind `pattern`, for the prefilter
+
+
+_SEPARATORS = re.compile(r"[\s\-]+")
+_RUNS = re.compile(r"[^\s\-]+")
+_WORD = re.compile(r"\w+")
+
+
+def compact(text: str) -> str:
+    """Lower case without white space or hyphens."""
+    return _SEPARATORS.sub("", text.lower())
+
+
+def _lower(text: str) -> str:
+    """text.lower() with the same length, so offsets still line up (İ lowers to two characters)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+
+
+@dataclass(frozen=True)
+class Form:
+    """One compacted surface form and the matchers (kind, index) whose pattern holds it."""
+
+    text: str
+    # Latin patterns all start at a word boundary (see _form_pattern), so a Latin form can only hit
+    # where a word of the page begins with its first word (`head`); a one-word form (`word`) hits
+    # only there, so those words' offsets are all it needs. Other scripts: None, found by substring.
+    head: str | None
+    word: bool
+    owners: tuple[tuple[Kind, int], ...]
+
+
+def _head(form: str) -> str | None:
+    lower = form.strip().lower()
+    first = _WORD.match(lower)
+    return first.group() if first and _is_latin(lower) else None
+
+
+@cache
+def forms() -> tuple[Form, ...]:
+    owners: dict[str, list[tuple[Kind, int]]] = defaultdict(list)
+    originals: dict[str, set[str]] = defaultdict(set)
+    for kind in KINDS:
+        for i, m in enumerate(matchers(kind)):
+            for form in sorted(set(m.forms)):
+                key = compact(form)
+                if key and (kind, i) not in owners[key]:
+                    owners[key].append((kind, i))
+                if key:
+                    originals[key].add(form)
+    out = []
+    for key, own in sorted(owners.items()):
+        heads = [_head(f) for f in sorted(originals[key])]
+        # Several originals can compact alike ("rate limit", "ratelimit"): their common start.
+        head = os.path.commonprefix(heads) if None not in heads else None  # type: ignore[type-var]
+        word = bool(head) and all(_WORD.fullmatch(f.strip().lower()) for f in originals[key])
+        out.append(Form(key, head or None, word, tuple(own)))
+    return tuple(out)
+
+
+def candidates_in(text: str) -> dict[Kind, list[int]]:
+    """Per kind, the matchers that may hit `text` (a title, say)."""
+    return {kind: ids[0] for kind, ids in Mentions(text, [0], [len(text)]).find().items()}
+
+
+class Mentions:
+    """Where each form occurs in a page, as the sentences (spans) that hold an occurrence."""
+
+    def __init__(self, text: str, starts: list[int], ends: list[int]) -> None:
+        self.lower = _lower(text)
+        self.starts, self.ends = starts, ends
+        self.out: dict[Kind, list[set[int]]] = {kind: [set() for _ in starts] for kind in KINDS}
+
+    def _mark(self, offset: int, owners: tuple[tuple[Kind, int], ...]) -> None:
+        sent = bisect_right(self.starts, offset) - 1
+        if sent >= 0 and offset < self.ends[sent]:
+            for kind, i in owners:
+                self.out[kind][sent].add(i)
+
+    def find(self) -> dict[Kind, list[list[int]]]:
+        words: dict[str, list[int]] = defaultdict(list)
+        for m in _WORD.finditer(self.lower):
+            words[m.group()].append(m.start())
+        vocab = sorted(words)
+        chars = set(self.lower)
+        packed, run_starts, run_packed = self._packed()
+        for form in forms():
+            if form.text[0] not in chars:
+                continue
+            if form.head is not None:
+                at = bisect_left(vocab, form.head)
+                if at == len(vocab) or not vocab[at].startswith(form.head):
+                    continue  # no word of the page starts like this form
+                if form.word:
+                    while at < len(vocab) and vocab[at].startswith(form.text):
+                        for offset in words[vocab[at]]:
+                            self._mark(offset, form.owners)
+                        at += 1
+                    continue
+            at = packed.find(form.text)
+            while at >= 0:
+                run = bisect_right(run_packed, at) - 1
+                self._mark(run_starts[run] + at - run_packed[run], form.owners)
+                at = packed.find(form.text, at + 1)
+        return {kind: [sorted(ids) for ids in sents] for kind, sents in self.out.items()}
+
+    def _packed(self) -> tuple[str, list[int], list[int]]:
+        """The compacted page, with where each separator-free run starts in the page and in it."""
+        runs = list(_RUNS.finditer(self.lower))
+        pieces = [m.group() for m in runs]
+        run_packed = list(accumulate((len(p) for p in pieces), initial=0))[:-1]
+        return "".join(pieces), [m.start() for m in runs], run_packed
+
+
+def candidates_by_sentence(text: str, starts: list[int], ends: list[int]) -> dict[Kind, list[list[int]]]:
+    """Per kind, per sentence span of `text` (sorted, disjoint), the matchers that may hit it."""
+    return Mentions(text, starts, ends).find()
+
+
+@cache
+def matchers(kind: Kind) -> tuple[Matcher, ...]:
+    """One regex per term over its key, labels and aliases in every language."""
+    out = []
+    for term, t in vocabulary(kind).terms.items():
+        if term == "unknown":
+            continue
+        forms = {term.replace("-", " "), *t.labels.values()}
+        for aliases in t.aliases.values():
+            forms.update(aliases)
+        forms = {f.strip() for f in forms if f and len(f.strip()) >= 2}
+        weak = set(settings()["weak_forms"].get(kind, {}).get(term, [])) & forms
+        forms -= weak
+        if weak:
+            pattern = "|".join(_form_pattern(f) for f in sorted(weak, key=len, reverse=True))
+            out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))
+        # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
+        upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
+        rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)
+        if rest:
+            out.append(
+                Matcher(term, re.compile("|".join(_form_pattern(f) for f in rest), re.I), 1.0, tuple(rest))
+            )
+        if upper:
+            out.append(
+                Matcher(term, re.compile("|".join(_form_pattern(f) for f in upper)), 1.0, tuple(upper))
+            )
+    # Cue phrases: words that point at a term without naming it ("attacker" -> security-breach).
+    factor = settings()["cue_factor"]
+    for term, phrases in sorted(settings()["cues"].get(kind, {}).items()):
+        cue_forms = sorted({p for p in phrases if p}, key=len, reverse=True)
+        out.append(
+            Matcher(
+                term,
+                re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I),
+                factor,
+                tuple(cue_forms),
+            )
+        )
+    return tuple(out)

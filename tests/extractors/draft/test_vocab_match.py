@@ -1,0 +1,72 @@
+"""The vocabulary prefilter: it may only skip regex searches that could not have matched."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors import extract_document
+from extractors.draft.evidence import Context
+from extractors.draft.vocab_match import KINDS, candidates_by_sentence, candidates_in, matchers
+from tests.conftest import DATA
+
+PAGES = sorted((DATA / "postmortems").glob("*.html")) + sorted((DATA / "pipeline").glob("*.html"))
+PAGES += sorted((DATA / "pages").glob("*"))
+
+
+def _contexts() -> list[Context]:
+    out = []
+    for page in PAGES:
+        kind = "text/html" if ".html" in page.name else "text/plain"
+        doc = extract_document(page.read_bytes(), url="https://example.org/p", content_type=kind)
+        out.append(Context(doc))
+    return out
+
+
+CONTEXTS = _contexts()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_matcher_that_hits_a_sentence_is_a_candidate(kind: str) -> None:
+    every = matchers(kind)  # type: ignore[arg-type]
+    hits = pairs = kept = 0
+    for ctx in CONTEXTS:
+        sents = ctx.sentences
+        found = candidates_by_sentence(ctx.doc.text, [s.start for s in sents], [s.end for s in sents])[kind]  # type: ignore[index]
+        for s, ids in zip(sents, found, strict=True):
+            for i, m in enumerate(every):
+                pairs += 1
+                kept += i in ids
+                if m.pattern.search(s.text):
+                    hits += 1
+                    assert i in ids, (kind, m.term, s.text)
+    assert hits > 0
+    assert kept < pairs / 10, "the prefilter should leave out most sentence-matcher pairs"
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        ("symptoms", "We saw an elevated error-rate on the API."),
+        ("components", "The load balancers were upgraded."),
+        ("components", "로드밸런서를 교체했습니다."),
+        ("symptoms", "Users saw elevated latency and timeouts."),
+    ],
+)
+def test_title_candidates_cover_hits(kind: str, text: str) -> None:
+    ids = candidates_in(text)[kind]  # type: ignore[index]
+    hits = [i for i, m in enumerate(matchers(kind)) if m.pattern.search(text)]  # type: ignore[arg-type]
+    assert hits and set(hits) <= set(ids)
+
+
+def test_separators_and_inflections_are_found_across_sentences() -> None:
+    text = "Intro line here.\nThe load-balancers failed. Error rates rose.\nデータベースが停止しました。"
+    spans = [(0, 16), (17, 43), (44, 61), (62, len(text))]
+    found = candidates_by_sentence(text, [a for a, _ in spans], [b for _, b in spans])
+    hits = 0
+    for kind in KINDS:
+        for (a, b), ids in zip(spans, found[kind], strict=True):
+            for i, m in enumerate(matchers(kind)):
+                if m.pattern.search(text[a:b]):
+                    hits += 1
+                    assert i in ids, (kind, m.term, text[a:b])
+    assert hits >= 3
