@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from extractors.draft import identity, impact, lists, severity, sources, tags, text_fields, timeline, verdict
@@ -123,6 +124,7 @@ def draft_document(
     )
 
 
+@cache
 def _version() -> str:
     try:
         from importlib.metadata import version

@@ -120,8 +120,14 @@ def _event_patterns():
     return {k: cue_pattern(t[k]) for k in ("start", "detect", "resolve")}, cue_pattern(t["skip_start"])
 
 
+# Every date, time and duration pattern needs a digit: sentences without one are skipped unread.
+_DIGIT = re.compile(r"\d")
+
+
 def _dates(text: str, default_year: int) -> list[tuple[int, int, date]]:
     out: list[tuple[int, int, date]] = []
+    if not _DIGIT.search(text):
+        return out
     for kind, pattern in DATE_PATTERNS:
         for m in pattern.finditer(text):
             try:
@@ -156,6 +162,8 @@ def _times(
 ) -> list[tuple[int, int, int, int, int, float | None]]:
     """(start, end, hour, minute, second, utc offset or None) for each clock time in text."""
     out: list[tuple[int, int, int, int, int, float | None]] = []
+    if not _DIGIT.search(text):
+        return out
     for kind, pattern in TIME_PATTERNS:
         for m in pattern.finditer(text):
             if any(a <= m.start() < b for a, b in spans_taken) or any(a <= m.start() < b for a, b, *_ in out):
@@ -200,7 +208,14 @@ def moments(ctx: Context) -> list[Moment]:
     """Every clock time of the page with its date: the same sentence's date, else the last one seen.
 
     Rules: a bare time that some other sentence gives with a full date takes that date; inside a
-    timeline section a time earlier than the previous one rolls over to the next day."""
+    timeline section a time earlier than the previous one rolls over to the next day. Worked out
+    once per page: the timeline, the trigger and the verdict all read it."""
+    if "moments" not in ctx.memo:
+        ctx.memo["moments"] = tuple(_moments(ctx))
+    return list(ctx.memo["moments"])
+
+
+def _moments(ctx: Context) -> list[Moment]:
     doc = ctx.doc
     year = int(doc.published[:4]) if doc.published and doc.published[:4].isdigit() else 2000
     zone = _default_zone(ctx)
@@ -320,7 +335,9 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
     """Durations a sentence states for recovery or detection."""
     out: dict[str, tuple[timedelta, Sentence, int, int]] = {}
     for s in ctx.sentences:
-        if s.role == "skip" or re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
+        if s.role == "skip" or not _DIGIT.search(s.text):
+            continue
+        if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
             continue
         for m in DURATION_EN.finditer(s.text):
             head = s.text[: m.start()]
