@@ -127,8 +127,14 @@ def forms() -> tuple[Form, ...]:
 
 
 def candidates_in(text: str) -> dict[Kind, list[int]]:
-    """Per kind, the matchers that may hit `text` (a title, say)."""
-    return {kind: ids[0] for kind, ids in Mentions(text, [0], [len(text)]).find().items()}
+    """Per kind, the matchers that may hit a short `text` (a title): a substring test per form."""
+    packed = compact(text)
+    out: dict[Kind, set[int]] = {kind: set() for kind in KINDS}
+    for form in forms():
+        if form.text in packed:
+            for kind, i in form.owners:
+                out[kind].add(i)
+    return {kind: sorted(ids) for kind, ids in out.items()}
 
 
 class Mentions:
