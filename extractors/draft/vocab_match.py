@@ -157,26 +157,41 @@ class Mentions:
             words[m.group()].append(m.start())
         vocab = sorted(words)
         chars = set(self.lower)
-        packed, run_starts, run_packed = self._packed()
+        packed: tuple[str, list[int], list[int]] | None = None
         for form in forms():
             if form.text[0] not in chars:
                 continue
             if form.head is not None:
+                # Latin: a hit starts at a word of the page, and that word (a run of letters, up to
+                # a separator or a dot) is a prefix of the compacted form, or starts with all of it.
                 at = bisect_left(vocab, form.head)
                 if at == len(vocab) or not vocab[at].startswith(form.head):
-                    continue  # no word of the page starts like this form
-                if form.word:
-                    while at < len(vocab) and vocab[at].startswith(form.text):
-                        for offset in words[vocab[at]]:
+                    continue  # both kinds of word start with the form's first word
+                for size in range(len(form.head), len(form.text)):
+                    for offset in words.get(form.text[:size], ()):
+                        if self._holds(offset, form.text):
                             self._mark(offset, form.owners)
-                        at += 1
-                    continue
-            at = packed.find(form.text)
+                at = bisect_left(vocab, form.text)
+                while at < len(vocab) and vocab[at].startswith(form.text):
+                    for offset in words[vocab[at]]:
+                        self._mark(offset, form.owners)
+                    at += 1
+                continue
+            if packed is None:
+                packed = self._packed()  # only pages with letters of other scripts get here
+            text, run_starts, run_packed = packed
+            at = text.find(form.text)
             while at >= 0:
                 run = bisect_right(run_packed, at) - 1
                 self._mark(run_starts[run] + at - run_packed[run], form.owners)
-                at = packed.find(form.text, at + 1)
+                at = text.find(form.text, at + 1)
         return {kind: [sorted(ids) for ids in sents] for kind, sents in self.out.items()}
+
+    def _holds(self, offset: int, packed_form: str) -> bool:
+        """Does the page, compacted from `offset` on, start with the form? A hit spans at most
+        twice the compacted form's length (one separator per letter) plus a suffix."""
+        window = self.lower[offset : offset + 2 * len(packed_form) + 8]
+        return _SEPARATORS.sub("", window).startswith(packed_form)
 
     def _packed(self) -> tuple[str, list[int], list[int]]:
         """The compacted page, with where each separator-free run starts in the page and in it."""
