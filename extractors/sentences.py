@@ -33,20 +33,21 @@ def _sentencex_spans(text: str, base: int, lang: str) -> list[tuple[int, int]]:
         if a < cursor or b > len(text) or a >= b:
             continue
         if text[cursor:a].strip():
-            spans.append(_trim(text, cursor, a))
-        spans.append(_trim(text, a, b))
+            spans.append(trim(text, cursor, a))
+        spans.append(trim(text, a, b))
         cursor = b
     if text[cursor:].strip():
-        spans.append(_trim(text, cursor, len(text)))
+        spans.append(trim(text, cursor, len(text)))
     return [(base + a, base + b) for a, b in spans if b > a]
 
 
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
+def trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink [start, end) so the span neither starts nor ends with whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def _korean_spans(text: str, base: int) -> list[tuple[int, int]]:

@@ -9,6 +9,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
+from extractors.sentences import trim
 from schema.document import Block, Document, Section
 from schema.draft import Confidence, Evidence, Method
 
@@ -60,15 +61,6 @@ def _split(text: str, lang: str, start: int, end: int) -> list[tuple[int, int]]:
             # Their splitter may keep line breaks inside a sentence; ours cuts there too.
             out.extend(own_split_sentences(text, a, b) if "\n" in text[a:b] else [(a, b)])
     return out
-
-
-def trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink [start, end) so the span neither starts nor ends with whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
 
 
 @dataclass(frozen=True)
