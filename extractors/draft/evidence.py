@@ -9,7 +9,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from extractors.sentences import trim
+from extractors.sentences import split_sentences, trim
 from schema.document import Block, Document, Section
 from schema.draft import Confidence, Evidence, Method
 
@@ -44,11 +44,7 @@ def own_split_sentences(text: str, start: int = 0, end: int | None = None) -> li
 
 
 def _split(text: str, lang: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The extraction package's splitter when it is there; ours otherwise (same contract)."""
-    try:
-        from extractors.sentences import split_sentences  # type: ignore[import-not-found]
-    except ImportError:
-        return own_split_sentences(text, start, end)
+    """The extraction package's splitter; ours when it fails (same contract)."""
     try:
         spans = split_sentences(text, lang, start=start, end=end)
     except Exception:  # noqa: BLE001 - a splitter bug must not cost the whole draft

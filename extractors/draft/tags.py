@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 
 from extractors.draft.evidence import (
     Context,
@@ -19,7 +18,6 @@ from extractors.draft.evidence import (
 from extractors.draft.vocab_match import candidates_by_sentence, candidates_in, matchers, settings
 from schema.vocab import Kind
 
-DATA = Path(__file__).parent / "data"
 FIELDS: dict[str, Kind] = {
     "contributing": "contributing",
     "symptoms": "symptoms",
@@ -50,17 +48,13 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
         return memo[kind]
     every = matchers(kind)
     sents = ctx.sentences
-    if "tag_candidates" not in ctx.memo:
-        spans = ([s.start for s in sents], [s.end for s in sents])
-        ctx.memo["tag_candidates"] = candidates_by_sentence(ctx.doc.text, *spans)
-    per_sentence = ctx.memo["tag_candidates"][kind]
     title = ctx.doc.title or ""
-    if "title_candidates" not in ctx.memo:
-        ctx.memo["title_candidates"] = candidates_in(title)
-    units: list[tuple[str, str, Sentence | None, list[int]]] = [
-        (title, "title", None, ctx.memo["title_candidates"][kind])
-    ]
-    units += [(s.text, s.role, s, ids) for s, ids in zip(sents, per_sentence, strict=True)]
+    if "tag_candidates" not in ctx.memo:  # for every kind at once
+        spans = ([s.start for s in sents], [s.end for s in sents])
+        ctx.memo["tag_candidates"] = (candidates_in(title), candidates_by_sentence(ctx.doc.text, *spans))
+    in_title, per_sentence = ctx.memo["tag_candidates"]
+    units: list[tuple[str, str, Sentence | None, list[int]]] = [(title, "title", None, in_title[kind])]
+    units += [(s.text, s.role, s, ids) for s, ids in zip(sents, per_sentence[kind], strict=True)]
     out = []
     for text, role, sent, ids in units:
         found = []

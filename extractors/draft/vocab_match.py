@@ -112,10 +112,11 @@ def forms() -> tuple[Form, ...]:
         for i, m in enumerate(matchers(kind)):
             for form in sorted(set(m.forms)):
                 key = compact(form)
-                if key and (kind, i) not in owners[key]:
+                if not key:
+                    continue
+                if (kind, i) not in owners[key]:
                     owners[key].append((kind, i))
-                if key:
-                    originals[key].add(form)
+                originals[key].add(form)
     out = []
     for key, own in sorted(owners.items()):
         heads = [_head(f) for f in sorted(originals[key])]
