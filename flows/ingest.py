@@ -9,7 +9,6 @@ from __future__ import annotations
 import concurrent.futures as cf
 import hashlib
 import logging
-import multiprocessing
 from collections.abc import Callable, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -31,7 +30,8 @@ log = logging.getLogger(__name__)
 
 Status = Literal["drafted", "duplicate", "unchanged", "changed", "skipped", "failed"]
 JobKind = Literal["url", "page", "warc"]
-# Below this many drafts a process pool costs more to start (about 1.5 s a worker) than it saves.
+# Below this many drafts the pool's warm-up (about 1.5 s of CPU, once per process; flows/pool.py)
+# costs more than it saves.
 POOL_THRESHOLD = 8
 
 
@@ -121,11 +121,6 @@ def _override_org(draft: Draft, org: str) -> Draft:
     confidence["org"] = Confidence(value=1.0, method="curator")
     evidence = {k: v for k, v in draft.evidence.items() if k not in ("org", "org_slug")}
     return draft.model_copy(update={"record": record, "confidence": confidence, "evidence": evidence})
-
-
-def make_pool(workers: int) -> cf.ProcessPoolExecutor:
-    # spawn, not fork: the parent runs threads (Prefect, httpx) and forking those is unsafe.
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 class Ingestor:

@@ -22,7 +22,8 @@ from prefect.cache_policies import NONE
 from pydantic import BaseModel, Field
 
 from flows.discover import discover, remember
-from flows.ingest import POOL_THRESHOLD, Job, Outcome, ingest_jobs, job_for, make_pool
+from flows.ingest import POOL_THRESHOLD, Job, Outcome, ingest_jobs, job_for
+from flows.pool import make_pool, start_server
 from flows.settings import Settings
 
 BATCH_SIZE = 200
@@ -95,8 +96,8 @@ def ingest_flow(
     request = IngestRequest.model_validate(request)
     if settings is None:
         settings = Settings() if data_dir is None else Settings(data_dir=Path(data_dir))
+    workers = warm_workers(request)  # the fork server warms while discovery and fetching run
     jobs, outcomes = discover_task(request, settings)
-    workers = request.workers or os.cpu_count() or 1
     pool = make_pool(workers) if workers > 1 and len(jobs) >= POOL_THRESHOLD else None
     try:
         for start in range(0, len(jobs), BATCH_SIZE):
@@ -107,6 +108,19 @@ def ingest_flow(
     remember(outcomes, settings)
     publish_report(outcomes)
     return outcomes
+
+
+def warm_workers(request: IngestRequest) -> int:
+    """Start warming the extraction workers when the request may need them; how many it gets.
+
+    Callers that start Prefect (the CLI) call this first, so the warm-up hides behind
+    Prefect's own start; calling it again is free.
+    """
+    workers = request.workers or os.cpu_count() or 1
+    discovers = request.from_file or request.feeds or request.sitemaps or request.sources_file
+    if workers > 1 and (discovers or len(request.sources) >= POOL_THRESHOLD):
+        start_server()
+    return workers
 
 
 def publish_report(outcomes: list[Outcome]) -> None:

@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give sources, --from-file, --feed, --sitemap or --sources")
         settings = make_settings(data_dir)
         quiet_prefect(verbose)
-        from flows.pipeline import IngestRequest, ingest_flow, reporter
+        from flows.pipeline import IngestRequest, ingest_flow, reporter, warm_workers
 
         request = IngestRequest(
             sources=sources,
@@ -80,6 +80,7 @@ def register(app: typer.Typer) -> None:
             gate=not no_gate,
             workers=workers,
         )
+        warm_workers(request)
         show_bar = sys.stderr.isatty() and not as_json
         if show_bar:
             outcomes = _with_progress(lambda: ingest_flow(request, settings), reporter)

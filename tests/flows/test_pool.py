@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 from pathlib import Path
 
-from flows.ingest import Job, ingest_jobs, make_pool
+import pytest
+
+from flows.ingest import Job, ingest_jobs
+from flows.pool import make_pool
 from flows.settings import Settings
 from tests.conftest import DATA
 
@@ -42,3 +46,16 @@ def test_a_killed_worker_loses_no_source(tmp_path: Path) -> None:
     finally:
         pool.shutdown(cancel_futures=True)
     assert [o.status for o in outcomes] == ["drafted"] * 8, [o.reason for o in outcomes]
+
+
+def _is_warm() -> bool:
+    import sys
+
+    return "flows._warm_worker" in sys.modules
+
+
+@pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server")
+def test_workers_are_forked_warm() -> None:
+    # The fork server swallows an ImportError in its preload; this is where one would show.
+    with make_pool(1) as pool:
+        assert pool.submit(_is_warm).result(timeout=120)
