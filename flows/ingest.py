@@ -9,10 +9,12 @@ from __future__ import annotations
 import concurrent.futures as cf
 import hashlib
 import logging
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -136,15 +138,19 @@ class Ingestor:
         self.pool = pool
         self.gate = gate
         self._fetcher = None
+        self._fetcher_lock = threading.Lock()
 
     # -- the I/O stages: each returns a finished Outcome or DraftTasks for the CPU stage --
 
     def _fetcher_once(self):  # type: ignore[no-untyped-def]
-        if self._fetcher is None:
-            from flows.fetch import Fetcher
+        # Locked: the fetch threads all start at once, and each would build its own client (and
+        # TLS context, ~50 ms of CPU) and leak all but the last.
+        with self._fetcher_lock:
+            if self._fetcher is None:
+                from flows.fetch import Fetcher
 
-            self._fetcher = Fetcher(self.settings)
-        return self._fetcher
+                self._fetcher = Fetcher(self.settings)
+            return self._fetcher
 
     def close(self) -> None:
         if self._fetcher is not None:
@@ -314,39 +320,51 @@ class Ingestor:
             if on_outcome:
                 on_outcome(outcome)
 
-        pending: dict[cf.Future[Draft], tuple[int, DraftTask]] = {}
+        # One loop over both kinds of future, in the order they end, so a draft is queued as soon
+        # as its worker is done rather than after the last fetch. A done-callback feeding a queue
+        # costs O(1) a future, where cf.wait over thousands of pending ones would cost O(n) a call.
+        ended: SimpleQueue[cf.Future] = SimpleQueue()
+        fetching: dict[cf.Future[list[Outcome | DraftTask]], int] = {}
+        drafting: dict[cf.Future[Draft], tuple[int, DraftTask]] = {}
         threads = max(1, min(self.settings.concurrency, len(jobs)))
         with cf.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fetch") as io:
-            prepared = {io.submit(self.prepare, job): i for i, job in enumerate(jobs)}
-            for future in cf.as_completed(prepared):
-                index = prepared[future]
-                for item in future.result():
-                    if isinstance(item, Outcome):
-                        done(index, item)
-                        continue
-                    submitted = self._submit(item)
-                    if submitted is None:
-                        done(index, self._finish_inline(item))
-                    else:
-                        pending[submitted] = (index, item)
-        for future in cf.as_completed(pending):
-            index, task = pending[future]
-            try:
-                draft = future.result()
-            except BrokenProcessPool:
-                # A worker died (killed, out of memory): the pool is gone, the source is not.
-                log.warning("extraction worker died; drafting %s in this process", task.job.source)
-                self.pool = None
-                done(index, self._finish_inline(task))
-                continue
-            except Exception as exc:
-                done(index, failure(task.job.source, exc))
-                continue
-            try:
-                done(index, self.finish(task, draft))
-            except Exception as exc:
-                done(index, failure(task.job.source, exc))
+            for i, job in enumerate(jobs):
+                future = io.submit(self.prepare, job)
+                fetching[future] = i
+                future.add_done_callback(ended.put)
+            while fetching or drafting:
+                future = ended.get()
+                if future in fetching:
+                    index = fetching.pop(future)
+                    for item in future.result():
+                        if isinstance(item, Outcome):
+                            done(index, item)
+                            continue
+                        submitted = self._submit(item)
+                        if submitted is None:
+                            done(index, self._finish_inline(item))
+                        else:
+                            drafting[submitted] = (index, item)
+                            submitted.add_done_callback(ended.put)
+                else:
+                    index, task = drafting.pop(future)
+                    done(index, self._finish_drafted(task, future))
         return [outcome for slot in slots for outcome in slot]
+
+    def _finish_drafted(self, task: DraftTask, future: cf.Future[Draft]) -> Outcome:
+        try:
+            draft = future.result()
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): the pool is gone, the source is not.
+            log.warning("extraction worker died; drafting %s in this process", task.job.source)
+            self.pool = None
+            return self._finish_inline(task)
+        except Exception as exc:
+            return failure(task.job.source, exc)
+        try:
+            return self.finish(task, draft)
+        except Exception as exc:
+            return failure(task.job.source, exc)
 
     def _submit(self, task: DraftTask) -> cf.Future[Draft] | None:
         """Hand the CPU stage to the pool; None when there is no (working) pool."""
