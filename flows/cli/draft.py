@@ -10,7 +10,7 @@ import typer
 
 from flows.clock import utc_now
 from flows.pages import read_page
-from flows.store.atomic import dumps_json
+from flows.store.atomic import dumps_model
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]
 
@@ -43,4 +43,4 @@ def register(app: typer.Typer) -> None:
         if explain or fmt == "text":
             print(explain_draft(result))
         else:
-            print(dumps_json(result.model_dump(mode="json")), end="")
+            print(dumps_model(result), end="")

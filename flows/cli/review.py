@@ -10,7 +10,7 @@ import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings
 from flows.review import Reviews
-from flows.store.atomic import dumps_json
+from flows.store.atomic import dumps_model
 from flows.store.queue import QueueStore
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
@@ -65,7 +65,7 @@ def show(draft_id: str, as_json: JsonFlag = False, data_dir: DataDir = None) -> 
     """Show one draft (an id or a unique prefix of one)."""
     draft = QueueStore(make_settings(data_dir).queue_dir).get(draft_id)
     if as_json:
-        print(dumps_json(draft.model_dump(mode="json")), end="")
+        print(dumps_model(draft), end="")
         return
     from extractors.draft import explain_draft
 

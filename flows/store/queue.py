@@ -9,13 +9,13 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from flows.store.atomic import dumps_json, fsync_dir, write_text
+from flows.store.atomic import dumps_model, fsync_dir, write_text
 from schema.draft import Draft, Status
 from schema.errors import ReviewError
 
 
 def draft_text(draft: Draft) -> str:
-    return dumps_json(draft.model_dump(mode="json"))
+    return dumps_model(draft)
 
 
 class QueueStore:

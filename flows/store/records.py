@@ -8,7 +8,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
-from flows.store.atomic import dumps_json, write_text
+from flows.store.atomic import dumps_model, write_text
 from schema.record import Record
 
 RECORD_FILE = re.compile(r"^IL-(\d{4,})\.json$")
@@ -16,7 +16,7 @@ RECORD_FILE = re.compile(r"^IL-(\d{4,})\.json$")
 
 def record_text(record: Record) -> str:
     """The on-disk form: the model's key order, 2-space indent, trailing newline."""
-    return dumps_json(record.model_dump(mode="json"))
+    return dumps_model(record)
 
 
 class RecordStore:

@@ -2,10 +2,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+from pydantic import RootModel
 
-from flows.store.atomic import append_line, write_json, write_text
+from flows.store.atomic import append_line, dumps_json, dumps_model, write_json, write_text
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=25,
+)
 
 
 def test_write_replaces_whole_file_and_leaves_no_temp(tmp_path: Path) -> None:
@@ -35,3 +49,10 @@ def test_append_line_adds_whole_lines(tmp_path: Path) -> None:
     append_line(log, '{"a": 1}')
     append_line(log, '{"a": 2}\n')
     assert log.read_text() == '{"a": 1}\n{"a": 2}\n'
+
+
+@given(JSON)
+@example({"confidence": 1e-05, "note": "at 1e-05: fine"})  # pydantic alone would write 0.00001
+@example([1e-07, 0.00012, 1e16, "한국어 \u2028 \x7f \x1f"])
+def test_dumps_model_writes_what_dumps_json_writes(value: Any) -> None:
+    assert dumps_model(RootModel[Any](value)) == dumps_json(value)
