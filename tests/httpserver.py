@@ -21,6 +21,7 @@ class Request:
     host: str  # the 127.0.0.x address it arrived on
     path: str  # path and query
     headers: Mapping[str, str]
+    peer: int = 0  # the client's port: one per connection
 
 
 @dataclass
@@ -53,6 +54,7 @@ class Hit:
     path: str
     headers: Mapping[str, str]
     at: float  # time.monotonic() when the request line was read
+    peer: int = 0  # the client's port: one per connection
 
 
 class _Route:
@@ -178,7 +180,9 @@ class LoopbackServer:
 
     def _lookup(self, request: Request) -> Reply:
         with self._lock:
-            self._hits.append(Hit(request.host, request.path, request.headers, time.monotonic()))
+            self._hits.append(
+                Hit(request.host, request.path, request.headers, time.monotonic(), request.peer)
+            )
         bare = request.path.split("?", 1)[0]
         route = next(
             (
@@ -224,7 +228,8 @@ def _make_handler(owner: LoopbackServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
             host = str(self.server.server_address[0])
-            request = Request(host, self.path, {k: v for k, v in self.headers.items()})
+            headers = {k: v for k, v in self.headers.items()}
+            request = Request(host, self.path, headers, int(self.client_address[1]))
             reply = owner._lookup(request)
             with contextlib.suppress(BrokenPipeError, ConnectionResetError, socket.timeout):
                 self._send(reply)

@@ -348,6 +348,8 @@ class Fetcher:
                 )
                 if 200 <= ex.status < 300 and mode != "none":
                     self._read_body(response, ex, mode, deadline)
+                else:
+                    _drain(response)
             finally:
                 response.close()
             ex.elapsed = time.monotonic() - t0
@@ -461,3 +463,18 @@ def _peer(response: httpx.Response) -> str | None:
     except Exception:  # noqa: BLE001 - diagnostics only
         return None
     return str(address[0]) if address else None
+
+
+# A body up to this size is read to its end when we do not want it (a 304, a redirect, an error
+# page), so the connection goes back to the pool: closing a response part-read closes its socket,
+# and a re-run of a thousand 304s would open a thousand connections.
+DRAIN_BYTES = 64 * 1024
+
+
+def _drain(response: httpx.Response) -> None:
+    length = response.headers.get("content-length")
+    bodiless = response.status_code in (204, 304) or 100 <= response.status_code < 200
+    if not bodiless and not (length and length.isdigit() and int(length) <= DRAIN_BYTES):
+        return
+    with contextlib.suppress(httpx.HTTPError):  # then the connection is dropped, as before
+        response.read()

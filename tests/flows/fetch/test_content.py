@@ -8,6 +8,7 @@ import pytest
 
 from flows.archive import Archive
 from flows.fetch import Fetcher
+from flows.fetch.errors import SourceGone
 from flows.settings import Settings
 from schema.errors import SkipSource
 from tests.httpserver import LoopbackServer, Reply
@@ -114,6 +115,25 @@ def test_conditional_request_and_304(settings: Settings, loopback: LoopbackServe
         assert archive.latest(loopback.url("/p")) == capture  # a 304 is no new payload
     sent = loopback.hits("/p")[1].headers
     assert sent["If-None-Match"] == '"v1"' and sent["If-Modified-Since"] == stamp
+
+
+def test_unwanted_replies_leave_the_connection_open(settings: Settings, loopback: LoopbackServer) -> None:
+    """A 304 or a small error page is read to its end, so a re-run reuses one connection per host."""
+    page = b"<html><body>v1</body></html>"
+    headers = {"Content-Type": "text/html", "ETag": '"v1"'}
+    loopback.route("/p", [Reply(body=page, headers=headers), Reply(304, headers={"ETag": '"v1"'})])
+    loopback.route(
+        "/gone", Reply(404, b"<html><body>no such page</body></html>", {"Content-Type": "text/html"})
+    )
+    with Fetcher(settings) as fetcher, Archive(settings) as archive:
+        capture = archive.record_fetch(fetcher.fetch(loopback.url("/p")))
+        for _ in range(3):
+            assert fetcher.fetch(loopback.url("/p"), conditional=capture).outcome == "unchanged"
+        with pytest.raises(SourceGone):
+            fetcher.fetch(loopback.url("/gone"))
+        assert fetcher.fetch(loopback.url("/p"), conditional=capture).outcome == "unchanged"
+    peers = {hit.peer for hit in loopback.hits() if hit.path in ("/p", "/gone")}
+    assert len(loopback.hits("/p")) == 5 and len(peers) == 1
 
 
 def test_accept_widens_the_types_for_discovery(settings: Settings, loopback: LoopbackServer) -> None:
