@@ -147,8 +147,10 @@ class Workers(threading.Thread):
             except OSError:
                 continue
             hwm = next((int(line.split()[1]) for line in status.splitlines() if line.startswith("VmHWM")), 0)
-            entry = self.seen.setdefault(int(pid), {"phase": self.phase})
-            entry["hwm_kb"], entry["cpu_s"] = hwm, ticks / self.tick
+            entry = self.seen.setdefault(int(pid), {"phase": self.phase, "hwm_kb": 0, "cpu_s": 0.0})
+            # max: an exiting worker (a zombie) shows no memory any more
+            entry["hwm_kb"] = max(entry["hwm_kb"], hwm)  # type: ignore[call-overload]
+            entry["cpu_s"] = max(entry["cpu_s"], ticks / self.tick)  # type: ignore[call-overload]
 
     def run(self) -> None:
         while not self.stopped.wait(0.1):
