@@ -200,40 +200,57 @@ def cues() -> dict:
     return json.loads((Path(__file__).parent / "data" / "cues.json").read_text(encoding="utf-8"))
 
 
-def _trie_regex(words: set[str]) -> str:
-    """An alternation of `words` as a prefix tree: the same matches as longest-first alternation
-    (greedy optional tails prefer the longer word), but Python's re no longer tries every word at
-    every position. Measured: drafting a rendered corpus page took about a third less time."""
+def _trie(words: set[str]) -> dict[str, dict]:
     trie: dict[str, dict] = {}
     for word in words:
         node = trie
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
+    return trie
 
-    def walk(node: dict[str, dict]) -> str:
-        ends = "" in node
-        branches = [re.escape(char) + walk(child) for char, child in sorted(node.items()) if char]
-        if not branches:
-            return ""
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        if ends:
-            return f"(?:{body})?"
-        return body
 
-    return walk(trie)
+def _walk(node: dict[str, dict]) -> str:
+    ends = "" in node
+    branches = [re.escape(char) + _walk(child) for char, child in sorted(node.items()) if char]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+    if ends:
+        return f"(?:{body})?"
+    return body
+
+
+def _trie_regex(words: set[str]) -> str:
+    """An alternation of `words` as a prefix tree: the same matches as longest-first alternation
+    (greedy optional tails prefer the longer word), but Python's re no longer tries every word at
+    every position. Measured: drafting a rendered corpus page took about a third less time."""
+    return _walk(_trie(words))
+
+
+def _word_start_regex(words: set[str]) -> str:
+    """`(?<![a-z0-9])` + the prefix tree of `words`, with the look-behind moved after each first
+    letter: a pattern that starts with a letter lets re skip to the positions where one of those
+    letters is, instead of running the look-behind at every character (about twice as fast)."""
+    branches = [
+        f"{re.escape(char)}(?<![a-z0-9]{re.escape(char)}){_walk(child)}"
+        for char, child in sorted(_trie(words).items())
+    ]
+    return "(?:" + "|".join(branches) + ")"
 
 
 def cue_pattern(phrases: list[str]) -> re.Pattern[str]:
-    """One regex for a cue list: Latin phrases match at word starts, CJK ones anywhere."""
+    """One regex for a cue list, to search lower-cased text: Latin phrases match at word starts,
+    CJK ones anywhere. Case-sensitive on purpose: re.IGNORECASE made every search about twice as
+    slow, and the text is lower-cased already."""
     lowered = {p.lower() for p in phrases if p}
     latin = {p for p in lowered if p[:1].isascii() and p[:1].isalnum()}
     parts = []
     if latin:
-        parts.append(rf"(?<![a-z0-9]){_trie_regex(latin)}")
+        parts.append(_word_start_regex(latin))
     if lowered - latin:
         parts.append(_trie_regex(lowered - latin))
-    return re.compile("|".join(parts) or r"(?!)", re.I)
+    return re.compile("|".join(parts) or r"(?!)")
 
 
 @cache

@@ -34,11 +34,22 @@ def _naive(phrases: list[str]) -> re.Pattern[str]:
     return re.compile("|".join(parts) or r"(?!)", re.I)
 
 
-@pytest.mark.parametrize("name", sorted(cues()["fields"]))
-def test_prefix_tree_cue_pattern_matches_like_the_plain_alternation(name: str) -> None:
-    phrases = cues()["fields"][name]
+CUE_LISTS = sorted(
+    (group, name)
+    for group in ("fields", "heading_keywords", "verdict", "timeline")
+    for name, phrases in cues()[group].items()
+    if isinstance(phrases, list)
+)
+
+
+@pytest.mark.parametrize(("group", "name"), CUE_LISTS)
+def test_prefix_tree_cue_pattern_matches_like_the_plain_alternation(group: str, name: str) -> None:
+    """The tree, case-sensitive, with its look-behinds after the first letters, finds what the
+    plain case-insensitive alternation finds in lower-cased text, sentence by sentence and in a
+    whole page at once."""
+    phrases = cues()[group][name]
     tree, plain = cue_pattern(phrases), _naive(phrases)
-    for text in SENTENCES:
+    for text in [*SENTENCES, " ".join(SENTENCES)]:
         lower = text.lower()
         assert tree.findall(lower) == plain.findall(lower), (name, text)
 
