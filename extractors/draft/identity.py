@@ -27,13 +27,13 @@ def publishers() -> dict[str, Any]:
 # pages). Kana is specific to Japanese; Han alone is not (it is also Chinese).
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
-_LETTER = re.compile(r"[^\W\d_]")
+_NOT_LETTERS = re.compile(r"[\W\d_]+")
 SCRIPT_SHARE = 0.2  # share of letters; Korean/Japanese posts full of English code still pass 0.3+
 
 
 def detect_language(doc: Document) -> str:
     text = doc.text[:20000]
-    letters = len(_LETTER.findall(text)) or 1
+    letters = len(_NOT_LETTERS.sub("", text)) or 1  # what is left is letters; findall made a list of them
     hangul, kana = len(_HANGUL.findall(text)), len(_KANA.findall(text))
     if hangul / letters >= SCRIPT_SHARE and hangul > kana:
         return "ko"

@@ -21,6 +21,9 @@ WORDS = re.compile(
     r"(critical|high|major|medium|moderate|minor|low)\b"
     r"|(?:심각도|重大度)\s*[:：]?\s*(치명적|높음|중간|낮음|重大|高|中|低)"
 )
+# Every match of STATED or WORDS holds one of these (case-insensitive, as they are): one search a
+# sentence instead of six.
+GATE = re.compile(r"(?i)sev|priority|p[0-4]|impact level|incident level|심각도|重大度|深刻度|등급|障害レベル")
 WORD_MAP = {
     "치명적": "critical",
     "높음": "high",
@@ -40,7 +43,7 @@ def draft_severity(ctx: Context) -> Found:
     zero_top = bool(re.search(r"(?i)\bsev[\s_-]*0\b|(?<![\w-])P0\b", text))
     scales = vocabulary("severity").extra("scales") or {}
     for s in ctx.sentences:
-        if s.role == "skip":
+        if s.role == "skip" or not GATE.search(s.text):
             continue
         for pattern in STATED:
             m = pattern.search(s.text)

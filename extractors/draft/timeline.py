@@ -122,6 +122,7 @@ def _event_patterns():
 
 # Every date, time and duration pattern needs a digit: sentences without one are skipped unread.
 _DIGIT = re.compile(r"\d")
+_CJK_UNIT = re.compile(r"[日일時시分분]")
 
 
 def _dates(text: str, default_year: int) -> list[tuple[int, int, date]]:
@@ -354,7 +355,9 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
             if m[3]:
                 delta += timedelta(minutes=float(m[3]))
             out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
-        for m in DURATION_CJK.finditer(s.text):
+        # DURATION_CJK can match empty text, so finditer stops at every character: look only in
+        # sentences with a unit it needs (one of 日 일 時 시 分 분), as every match we keep has one.
+        for m in DURATION_CJK.finditer(s.text) if _CJK_UNIT.search(s.text) else ():
             if not (m[1] or m[2] or m[3]) or m.end() - m.start() < 2:
                 continue
             tail = s.text[m.end() : m.end() + 12]

@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from extractors import extract_document
+from extractors.draft import severity, timeline
 from extractors.draft.evidence import cue_pattern, cues
 from extractors.sentences import split_sentences
 from tests.conftest import DATA
@@ -58,3 +61,46 @@ def test_prefix_tree_prefers_the_longer_phrase() -> None:
     pattern = cue_pattern(["data", "data loss", "데이터", "데이터 손실"])
     assert pattern.findall("a data loss; data; metadata") == ["data loss", "data"]
     assert pattern.findall("데이터 손실 후 데이터") == ["데이터 손실", "데이터"]
+
+
+# Pieces that the severity and duration patterns are made of, and some that are near misses.
+PIECES = [
+    *"sevSEVPp0123456 :_-=.",
+    *["severity", "Severity::", "level", "priority", "incident", "outage", "issue", "impact level"],
+    *["incident level", "critical", "high", "minor", "sev0", "P1", "ſev", "prıority", "ıncident"],
+    *["심각도", "등급", "장애", "레벨", "치명적", "높음", "重大度", "深刻度", "障害レベル", "レベル", "高"],
+    *["약", "約", "およそ", "일", "日", "시간", "時間", "분", "分", "동안", "復旧まで", " "],
+]
+TEXTS = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+
+
+@given(TEXTS)
+@example("SEV 2")
+@example("severity::3")
+@example("Priority: P1")
+@example("p2 outage")
+@example("심각도 2")
+@example("장애 등급 3")
+@example("Severity: high")
+@example("重大度: 高")
+def test_severity_gate_holds_every_stated_level(text: str) -> None:
+    if any(p.search(text) for p in [*severity.STATED, severity.WORDS]):
+        assert severity.GATE.search(text), text
+
+
+def test_severity_gate_on_our_pages() -> None:
+    stated = [t for t in SENTENCES if any(p.search(t) for p in [*severity.STATED, severity.WORDS])]
+    assert stated  # the fixtures state levels, so this checks something
+    assert all(severity.GATE.search(t) for t in stated)
+
+
+@given(TEXTS)
+@example("약 3시간 20분")
+@example("5분")
+@example("2日")
+@example("約1時間")
+def test_cjk_durations_need_a_unit(text: str) -> None:
+    """The matches _stated keeps (a number with a unit) all hold a _CJK_UNIT character."""
+    for m in timeline.DURATION_CJK.finditer(text):
+        if (m[1] or m[2] or m[3]) and m.end() - m.start() >= 2:
+            assert timeline._CJK_UNIT.search(text), text
