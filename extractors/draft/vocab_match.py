@@ -70,6 +70,7 @@ class Matcher:
 _SEPARATORS = re.compile(r"[\s\-]+")
 _RUNS = re.compile(r"[^\s\-]+")
 _WORD = re.compile(r"\w+")
+_LAST = chr(0x10FFFF)  # sorts after every character: head + _LAST bounds the words starting with head
 
 
 def compact(text: str) -> str:
@@ -96,6 +97,7 @@ class Form:
     head: str | None
     word: bool
     owners: tuple[tuple[Kind, int], ...]
+    letters: frozenset[str] = frozenset()  # a page lacking one of them cannot hold the form
 
 
 def _head(form: str) -> str | None:
@@ -123,7 +125,7 @@ def forms() -> tuple[Form, ...]:
         # Several originals can compact alike ("rate limit", "ratelimit"): their common start.
         head = os.path.commonprefix(heads) if None not in heads else None  # type: ignore[type-var]
         word = bool(head) and all(_WORD.fullmatch(f.strip().lower()) for f in originals[key])
-        out.append(Form(key, head or None, word, tuple(own)))
+        out.append(Form(key, head or None, word, tuple(own), frozenset(key)))
     return tuple(out)
 
 
@@ -168,16 +170,31 @@ class Mentions:
                 at = bisect_left(vocab, form.head)
                 if at == len(vocab) or not vocab[at].startswith(form.head):
                     continue  # both kinds of word start with the form's first word
+                end = bisect_left(vocab, form.head + _LAST, at)
+                if end - at <= len(form.text) - len(form.head):
+                    # Fewer page words start with the head than the form has longer prefixes:
+                    # walk those words (both kinds) instead of looking each prefix up.
+                    for word in vocab[at:end]:
+                        if len(word) < len(form.text) and form.text.startswith(word):
+                            for offset in words[word]:
+                                if self._holds(offset, form.text):
+                                    self._mark(offset, form.owners)
+                        elif word.startswith(form.text):
+                            for offset in words[word]:
+                                self._mark(offset, form.owners)
+                    continue
                 for size in range(len(form.head), len(form.text)):
                     for offset in words.get(form.text[:size], ()):
                         if self._holds(offset, form.text):
                             self._mark(offset, form.owners)
-                at = bisect_left(vocab, form.text)
+                at = bisect_left(vocab, form.text, at)
                 while at < len(vocab) and vocab[at].startswith(form.text):
                     for offset in words[vocab[at]]:
                         self._mark(offset, form.owners)
                     at += 1
                 continue
+            if not form.letters <= chars:
+                continue  # mixed forms ("5xx증가") start with a letter every page has
             if packed is None:
                 packed = self._packed()  # only pages with letters of other scripts get here
             text, run_starts, run_packed = packed
