@@ -74,7 +74,11 @@ def draft_impact(ctx: Context) -> Found:
         scope_q = [sentence_evidence(ctx, s) for s in chosen]
         found.put("impact.scope", None, scope_q, confidence(0.6 if method == "heading" else 0.35, method))
         quotes += scope_q
-    pool = sentences + [s for s in ctx.sentences if s.role in ("summary", "impact") and s not in sentences]
+    # Membership by start offset: sentences are disjoint spans, and comparing dataclasses field by
+    # field in `in` over lists cost more than all the searches here.
+    taken = {s.start for s in sentences}
+    pool = sentences + [s for s in ctx.sentences if s.role in ("summary", "impact") and s.start not in taken]
+    in_pool = {s.start for s in pool}
     for s in pool:
         m = COUNT.search(s.text)
         if m and not re.fullmatch(r"\s*\d{1,2}\s*(?:명|건|대|개)?\s*", m.group(0)):
@@ -85,8 +89,8 @@ def draft_impact(ctx: Context) -> Found:
                 found.put("impact.users", None, [q, sentence_evidence(ctx, s)], confidence(0.5, "rule"))
                 quotes.append(sentence_evidence(ctx, s))
                 break
-    for s in pool + [x for x in ctx.sentences if x.role not in ("skip",) and x not in pool]:
-        m = CLOUD_REGION.search(s.text) or (PLACES.search(s.text) if s in pool else None)
+    for s in pool + [x for x in ctx.sentences if x.role not in ("skip",) and x.start not in in_pool]:
+        m = CLOUD_REGION.search(s.text) or (PLACES.search(s.text) if s.start in in_pool else None)
         if m:
             q = evidence(doc, s.start + m.start(), s.start + m.end(), s.heading)
             impact["region"] = q.quote
