@@ -180,7 +180,7 @@ def child(n: int, hosts: int, workers: int, paths: list[Path]) -> None:
     )
     from prefect import flow
 
-    from flows.pipeline import IngestRequest, ingest_flow, warm_workers
+    from flows.pipeline import IngestRequest, run_ingest, warm_workers
     from flows.settings import Settings
 
     @flow
@@ -203,11 +203,11 @@ def child(n: int, hosts: int, workers: int, paths: list[Path]) -> None:
     workers_seen.start()
     cpu0 = time.process_time()
     t0 = time.perf_counter()
-    first = ingest_flow(request, settings)
+    first = run_ingest(request, settings)
     t1 = time.perf_counter()
     cpu1 = time.process_time()
     workers_seen.phase = "rerun"
-    second = ingest_flow(request, settings)
+    second = run_ingest(request, settings)
     t2 = time.perf_counter()
     cpu2 = time.process_time()
     workers_seen.stopped.set()

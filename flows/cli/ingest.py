@@ -67,7 +67,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give sources, --from-file, --feed, --sitemap or --sources")
         settings = make_settings(data_dir)
         quiet_prefect(verbose)
-        from flows.pipeline import IngestRequest, ingest_flow, reporter, warm_workers
+        from flows.pipeline import IngestRequest, reporter, run_ingest, warm_workers
 
         request = IngestRequest(
             sources=sources,
@@ -83,9 +83,9 @@ def register(app: typer.Typer) -> None:
         warm_workers(request)
         show_bar = sys.stderr.isatty() and not as_json
         if show_bar:
-            outcomes = _with_progress(lambda: ingest_flow(request, settings), reporter)
+            outcomes = _with_progress(lambda: run_ingest(request, settings), reporter)
         else:
-            outcomes = ingest_flow(request, settings)
+            outcomes = run_ingest(request, settings)
         if as_json:
             print(json.dumps([o.model_dump(mode="json") for o in outcomes], ensure_ascii=False, indent=2))
         else:

@@ -54,6 +54,28 @@ def test_sample_page_from_ingest_to_approved_record(capsys, data_dir: Path) -> N
     assert run(capsys, "validate").code == 0
 
 
+def test_each_run_publishes_a_table_of_outcomes(capsys, data_dir: Path, tmp_path: Path) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+    from prefect.client.schemas.sorting import ArtifactSort
+
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"")
+    result = run(capsys, "ingest", str(SAMPLE), str(empty))
+    assert result.code == 0, result.err
+    with get_client(sync_client=True) as client:
+        [artifact] = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["ingest-report"])),
+            sort=ArtifactSort.CREATED_DESC,
+            limit=1,
+        )
+    table = json.loads(artifact.data) if isinstance(artifact.data, str) else artifact.data
+    by_source = {row["source"]: row for row in table}
+    assert by_source[str(SAMPLE)]["status"] == "drafted" and by_source[str(SAMPLE)]["draft"].startswith("d-")
+    assert by_source[str(empty)]["status"] in ("failed", "skipped") and by_source[str(empty)]["reason"]
+    assert artifact.type == "table" and "1 drafted" in (artifact.description or "")
+
+
 def test_bad_sources_fail_with_reasons_and_the_run_goes_on(capsys, data_dir: Path, tmp_path: Path) -> None:
     empty = tmp_path / "empty.html"
     empty.write_bytes(b"")
