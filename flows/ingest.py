@@ -35,6 +35,9 @@ JobKind = Literal["url", "page", "warc"]
 # Below this many drafts the pool's warm-up (about 1.5 s of CPU, once per process; flows/pool.py)
 # costs more than it saves.
 POOL_THRESHOLD = 8
+# Fetched pages that may wait for an extraction worker (see Ingestor.run): enough to keep the
+# workers busy between fetches.
+DRAFTS_AHEAD = 16
 
 
 class Job(BaseModel):
@@ -327,28 +330,51 @@ class Ingestor:
         fetching: dict[cf.Future[list[Outcome | DraftTask]], int] = {}
         drafting: dict[cf.Future[Draft], tuple[int, DraftTask]] = {}
         threads = max(1, min(self.settings.concurrency, len(jobs)))
+        # Fetching outruns drafting, so without a bound every fetched page of the batch would wait
+        # in memory for a worker. A job takes room before it is fetched and gives it back once its
+        # last draft is queued: pages held stay under threads + DRAFTS_AHEAD, whatever the batch.
+        room = threading.Semaphore(threads + DRAFTS_AHEAD)
+        unfinished = [0] * len(jobs)
+
+        def fetch(job: Job) -> list[Outcome | DraftTask]:
+            room.acquire()
+            return self.prepare(job)
+
+        def drafted(index: int) -> None:
+            unfinished[index] -= 1
+            if not unfinished[index]:
+                room.release()
+
         with cf.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fetch") as io:
-            for i, job in enumerate(jobs):
-                future = io.submit(self.prepare, job)
-                fetching[future] = i
-                future.add_done_callback(ended.put)
-            while fetching or drafting:
-                future = ended.get()
-                if future in fetching:
-                    index = fetching.pop(future)
-                    for item in future.result():
-                        if isinstance(item, Outcome):
-                            done(index, item)
-                            continue
-                        submitted = self._submit(item)
-                        if submitted is None:
-                            done(index, self._finish_inline(item))
-                        else:
-                            drafting[submitted] = (index, item)
-                            submitted.add_done_callback(ended.put)
-                else:
-                    index, task = drafting.pop(future)
-                    done(index, self._finish_drafted(task, future))
+            try:
+                for i, job in enumerate(jobs):
+                    future = io.submit(fetch, job)
+                    fetching[future] = i
+                    future.add_done_callback(ended.put)
+                while fetching or drafting:
+                    future = ended.get()
+                    if future in fetching:
+                        index = fetching.pop(future)
+                        unfinished[index] += 1  # the fetch itself, until its items are handed on
+                        for item in future.result():
+                            if isinstance(item, Outcome):
+                                done(index, item)
+                                continue
+                            submitted = self._submit(item)
+                            if submitted is None:
+                                done(index, self._finish_inline(item))
+                            else:
+                                unfinished[index] += 1
+                                drafting[submitted] = (index, item)
+                                submitted.add_done_callback(ended.put)
+                        drafted(index)
+                    else:
+                        index, task = drafting.pop(future)
+                        done(index, self._finish_drafted(task, future))
+                        drafted(index)
+            finally:
+                for _ in jobs:  # never leave a fetch thread waiting for room, even on an error
+                    room.release()
         return [outcome for slot in slots for outcome in slot]
 
     def _finish_drafted(self, task: DraftTask, future: cf.Future[Draft]) -> Outcome:

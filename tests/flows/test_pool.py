@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import multiprocessing
 import os
 import signal
+import threading
 from pathlib import Path
 
 import pytest
 
+from flows import ingest
 from flows.ingest import Job, ingest_jobs
 from flows.pool import make_pool
 from flows.settings import Settings
@@ -59,3 +62,43 @@ def test_workers_are_forked_warm() -> None:
     # The fork server swallows an ImportError in its preload; this is where one would show.
     with make_pool(1) as pool:
         assert pool.submit(_is_warm).result(timeout=120)
+
+
+class _Counting(cf.Executor):
+    """A real pool that remembers the most drafts it held at once (queued or running)."""
+
+    def __init__(self, pool: cf.Executor) -> None:
+        self.pool, self.held, self.most = pool, 0, 0
+        self.lock = threading.Lock()
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def]
+        with self.lock:
+            self.held += 1
+            self.most = max(self.most, self.held)
+        future = self.pool.submit(fn, *args, **kwargs)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, _future: cf.Future) -> None:
+        with self.lock:
+            self.held -= 1
+
+
+def test_fetched_pages_wait_for_workers_in_bounded_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading outruns drafting; the pages waiting for a worker stay under the bound."""
+    jobs = _jobs(tmp_path, 30)
+    settings = Settings(data_dir=tmp_path / "unbounded", concurrency=2)
+    with make_pool(1) as pool:
+        monkeypatch.setattr(ingest, "DRAFTS_AHEAD", 1000)
+        unbounded = _Counting(pool)
+        ingest_jobs(jobs, settings=settings, pool=unbounded)
+        monkeypatch.setattr(ingest, "DRAFTS_AHEAD", 2)
+        bounded = _Counting(pool)
+        outcomes = ingest_jobs(
+            jobs, settings=settings.model_copy(update={"data_dir": tmp_path / "b"}), pool=bounded
+        )
+    assert unbounded.most > 4  # without the bound the pages pile up, so the next line tests something
+    assert bounded.most <= 2 + 2
+    assert [o.status for o in outcomes] == ["drafted"] * 30
