@@ -35,6 +35,11 @@ CREATE TABLE IF NOT EXISTS captures (
 CREATE INDEX IF NOT EXISTS captures_canonical ON captures (canonical_url, captured_at);
 CREATE INDEX IF NOT EXISTS captures_url ON captures (url, captured_at);
 CREATE INDEX IF NOT EXISTS captures_digest ON captures (canonical_url, payload_digest);
+-- latest() asks for a URL as canonical, as given or as first requested (before redirects): one
+-- OR over three columns, which SQLite answers from indexes only when all three have one (without
+-- this, every fetch scanned the whole table). record_id: the importer's revisit lookups.
+CREATE INDEX IF NOT EXISTS captures_requested ON captures (requested_url, captured_at);
+CREATE INDEX IF NOT EXISTS captures_record ON captures (record_id);
 CREATE TABLE IF NOT EXISTS warc_files (
     name TEXT PRIMARY KEY,      -- relative to raw/
     origin TEXT NOT NULL,       -- written | imported
