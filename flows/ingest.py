@@ -340,7 +340,7 @@ class Ingestor:
             room.acquire()
             return self.prepare(job)
 
-        def drafted(index: int) -> None:
+        def settled(index: int) -> None:  # one of the job's parts (its fetch, a draft) is done
             unfinished[index] -= 1
             if not unfinished[index]:
                 room.release()
@@ -367,11 +367,11 @@ class Ingestor:
                                 unfinished[index] += 1
                                 drafting[submitted] = (index, item)
                                 submitted.add_done_callback(ended.put)
-                        drafted(index)
+                        settled(index)
                     else:
                         index, task = drafting.pop(future)
                         done(index, self._finish_drafted(task, future))
-                        drafted(index)
+                        settled(index)
             finally:
                 for _ in jobs:  # never leave a fetch thread waiting for room, even on an error
                     room.release()
