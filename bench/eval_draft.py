@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
-import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -84,12 +82,9 @@ def main() -> int:
     if a.pages:
         pages = Path(a.pages)
     else:
-        pages = Path(tempfile.mkdtemp(prefix="eval-pages-"))
-        subprocess.run(
-            [sys.executable, str(shared / "tools" / "render_pages.py"), str(corpus), str(pages)],
-            check=True,
-            capture_output=True,
-        )
+        from bench._corpus import render_postmortems
+
+        pages = render_postmortems(shared)
 
     hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     fields_hit: dict[str, list[int]] = defaultdict(lambda: [0, 0])

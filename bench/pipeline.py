@@ -43,13 +43,9 @@ def templates(kind: str) -> tuple[str, list[Path]]:
     """The pages to serve, and which kind they are."""
     corpus = SHARED / "corpus" / "postmortems"
     if kind == "corpus" or (kind == "auto" and corpus.is_dir()):
-        out = Path(tempfile.mkdtemp(prefix="bench-pages-"))
-        subprocess.run(
-            [sys.executable, str(SHARED / "tools" / "render_pages.py"), str(corpus), str(out)],
-            check=True,
-            capture_output=True,
-        )
-        return "corpus", sorted(out.glob("*/page.html"))
+        from bench._corpus import render_postmortems
+
+        return "corpus", sorted(render_postmortems(SHARED).glob("*/page.html"))
     return "fixtures", [FIXTURES / name for name in TEMPLATES]
 
 
