@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -74,6 +75,48 @@ def test_each_run_publishes_a_table_of_outcomes(capsys, data_dir: Path, tmp_path
     assert by_source[str(SAMPLE)]["status"] == "drafted" and by_source[str(SAMPLE)]["draft"].startswith("d-")
     assert by_source[str(empty)]["status"] in ("failed", "skipped") and by_source[str(empty)]["reason"]
     assert artifact.type == "table" and "1 drafted" in (artifact.description or "")
+
+
+def test_the_flows_tasks_share_one_api_client(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each sync task run would otherwise build its own client, and a TLS context with it (~60 ms)."""
+    import asyncio
+    import traceback
+
+    from prefect.client.orchestration import SyncPrefectClient, get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    import flows.pipeline as pipeline
+    from flows.settings import Settings
+
+    pages = []
+    for i in range(3):
+        pages.append(tmp_path / f"p{i}.html")
+        pages[-1].write_bytes(SAMPLE.read_bytes().replace(b"</h1>", f"</h1><p>Copy {i}.</p>".encode(), 1))
+    built = []
+    original = SyncPrefectClient.__init__
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append("".join(traceback.format_stack()))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncPrefectClient, "__init__", counting)
+    monkeypatch.setattr(pipeline, "BATCH_SIZE", 1)
+    request = pipeline.IngestRequest(sources=[str(p) for p in pages], workers=1)
+    state = asyncio.run(pipeline.ingest_flow(request, Settings(data_dir=data_dir), return_state=True))
+    assert [o.status for o in state.result().unquote()] == ["drafted"] * 3
+    # discovery and three batches are four task runs; none builds a client of its own
+    assert built and not [stack for stack in built if "task_engine.py" in stack]
+    monkeypatch.setattr(SyncPrefectClient, "__init__", original)
+    flow_run = FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id]))
+    with get_client(sync_client=True) as client:
+        for _ in range(100):  # the server records task runs from events, a moment later
+            runs = client.read_task_runs(flow_run_filter=flow_run)
+            if len(runs) == 4 and all(r.state and r.state.is_completed() for r in runs):
+                break
+            time.sleep(0.1)
+    assert sorted(r.task_key.split("-")[0] for r in runs) == ["discover_task"] + ["ingest_batch"] * 3
 
 
 def test_bad_sources_fail_with_reasons_and_the_run_goes_on(capsys, data_dir: Path, tmp_path: Path) -> None:
