@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
@@ -70,7 +70,6 @@ class Matcher:
 _SEPARATORS = re.compile(r"[\s\-]+")
 _RUNS = re.compile(r"[^\s\-]+")
 _WORD = re.compile(r"\w+")
-_LAST = chr(0x10FFFF)  # sorts after every character: head + _LAST bounds the words starting with head
 
 
 def compact(text: str) -> str:
@@ -92,10 +91,9 @@ class Form:
 
     text: str
     # Latin patterns all start at a word boundary (see _form_pattern), so a Latin form can only hit
-    # where a word of the page begins with its first word (`head`); a one-word form (`word`) hits
-    # only there, so those words' offsets are all it needs. Other scripts: None, found by substring.
+    # where a word of the page begins with its first word (`head`). Other scripts: None, found by
+    # substring.
     head: str | None
-    word: bool
     owners: tuple[tuple[Kind, int], ...]
     letters: frozenset[str] = frozenset()  # a page lacking one of them cannot hold the form
 
@@ -124,9 +122,20 @@ def forms() -> tuple[Form, ...]:
         heads = [_head(f) for f in sorted(originals[key])]
         # Several originals can compact alike ("rate limit", "ratelimit"): their common start.
         head = os.path.commonprefix(heads) if None not in heads else None  # type: ignore[type-var]
-        word = bool(head) and all(_WORD.fullmatch(f.strip().lower()) for f in originals[key])
-        out.append(Form(key, head or None, word, tuple(own), frozenset(key)))
+        out.append(Form(key, head or None, tuple(own), frozenset(key)))
     return tuple(out)
+
+
+@cache
+def _form_lookup() -> tuple[dict[str, tuple[Form, ...]], int, tuple[Form, ...]]:
+    """The Latin forms by head, the longest head, and the other forms (found by substring)."""
+    by_head: dict[str, list[Form]] = defaultdict(list)
+    for form in forms():
+        if form.head is not None:
+            by_head[form.head].append(form)
+    longest = max((len(h) for h in by_head), default=0)
+    others = tuple(f for f in forms() if f.head is None)
+    return {h: tuple(fs) for h, fs in by_head.items()}, longest, others
 
 
 def candidates_in(text: str) -> dict[Kind, list[int]]:
@@ -158,42 +167,25 @@ class Mentions:
         words: dict[str, list[int]] = defaultdict(list)
         for m in _WORD.finditer(self.lower):
             words[m.group()].append(m.start())
-        vocab = sorted(words)
+        by_head, longest, others = _form_lookup()
+        # Latin: a hit starts at a word of the page, and that word (a run of letters, up to a
+        # separator or a dot) starts with the form's first word (its head). So look each page
+        # word's prefixes up among the heads: a few hundred words, where the forms are 1,800.
+        for word, offsets in words.items():
+            for size in range(1, min(len(word), longest) + 1):
+                for form in by_head.get(word[:size], ()):
+                    if word.startswith(form.text):
+                        for offset in offsets:
+                            self._mark(offset, form.owners)
+                    elif len(word) < len(form.text) and form.text.startswith(word):
+                        # the form goes on past this word ("rate" of "rate limit"): look further
+                        for offset in offsets:
+                            if self._holds(offset, form.text):
+                                self._mark(offset, form.owners)
         chars = set(self.lower)
         packed: tuple[str, list[int], list[int]] | None = None
-        for form in forms():
-            if form.text[0] not in chars:
-                continue
-            if form.head is not None:
-                # Latin: a hit starts at a word of the page, and that word (a run of letters, up to
-                # a separator or a dot) is a prefix of the compacted form, or starts with all of it.
-                at = bisect_left(vocab, form.head)
-                if at == len(vocab) or not vocab[at].startswith(form.head):
-                    continue  # both kinds of word start with the form's first word
-                end = bisect_left(vocab, form.head + _LAST, at)
-                if end - at <= len(form.text) - len(form.head):
-                    # Fewer page words start with the head than the form has longer prefixes:
-                    # walk those words (both kinds) instead of looking each prefix up.
-                    for word in vocab[at:end]:
-                        if len(word) < len(form.text) and form.text.startswith(word):
-                            for offset in words[word]:
-                                if self._holds(offset, form.text):
-                                    self._mark(offset, form.owners)
-                        elif word.startswith(form.text):
-                            for offset in words[word]:
-                                self._mark(offset, form.owners)
-                    continue
-                for size in range(len(form.head), len(form.text)):
-                    for offset in words.get(form.text[:size], ()):
-                        if self._holds(offset, form.text):
-                            self._mark(offset, form.owners)
-                at = bisect_left(vocab, form.text, at)
-                while at < len(vocab) and vocab[at].startswith(form.text):
-                    for offset in words[vocab[at]]:
-                        self._mark(offset, form.owners)
-                    at += 1
-                continue
-            if not form.letters <= chars:
+        for form in others:
+            if form.text[0] not in chars or not form.letters <= chars:
                 continue  # mixed forms ("5xx증가") start with a letter every page has
             if packed is None:
                 packed = self._packed()  # only pages with letters of other scripts get here
