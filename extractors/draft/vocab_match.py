@@ -15,7 +15,7 @@ import re
 from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import accumulate
 from pathlib import Path
 
@@ -31,8 +31,11 @@ def settings() -> dict:
     return json.loads((DATA / "tags.json").read_text(encoding="utf-8"))
 
 
+_OTHER_SCRIPTS = "\u2e80"  # CJK radicals onwards: Han, Kana, Hangul and the rest
+
+
 def _is_latin(form: str) -> bool:
-    return all(ord(c) < 0x2E80 for c in form)
+    return all(c < _OTHER_SCRIPTS for c in form)
 
 
 # Korean attaches particles to nouns (서버에, 로그를); anything else after a Hangul form means it is
@@ -127,15 +130,37 @@ def forms() -> tuple[Form, ...]:
 
 
 @cache
-def _form_lookup() -> tuple[dict[str, tuple[Form, ...]], int, tuple[Form, ...]]:
-    """The Latin forms by head, the longest head, and the other forms (found by substring)."""
+def _form_lookup() -> tuple[dict[str, tuple[Form, ...]], int, tuple[Form, ...], tuple[Form, ...]]:
+    """The Latin forms by head, the longest head, and the other forms (found by substring): those
+    with a character of another script, and those without (".net")."""
     by_head: dict[str, list[Form]] = defaultdict(list)
     for form in forms():
         if form.head is not None:
             by_head[form.head].append(form)
     longest = max((len(h) for h in by_head), default=0)
-    others = tuple(f for f in forms() if f.head is None)
-    return {h: tuple(fs) for h, fs in by_head.items()}, longest, others
+    others = [f for f in forms() if f.head is None]
+    scripts = tuple(f for f in others if not _is_latin(f.text))
+    plain = tuple(f for f in others if _is_latin(f.text))
+    return {h: tuple(fs) for h, fs in by_head.items()}, longest, scripts, plain
+
+
+Owners = tuple[tuple[Kind, int], ...]
+
+
+@lru_cache(maxsize=1 << 16)  # a worker meets the same few thousand words on page after page
+def _word_plan(word: str) -> tuple[Owners, tuple[Form, ...]] | None:
+    """For a page word: the owners of the forms it holds whole (the word starts with the form),
+    and the forms it starts but that go on past it ("rate" of "rate limit"); None for neither."""
+    by_head, longest, _, _ = _form_lookup()
+    whole: list[tuple[Kind, int]] = []
+    longer: list[Form] = []
+    for size in range(1, min(len(word), longest) + 1):
+        for form in by_head.get(word[:size], ()):
+            if word.startswith(form.text):
+                whole.extend(form.owners)
+            elif len(word) < len(form.text) and form.text.startswith(word):
+                longer.append(form)
+    return (tuple(whole), tuple(longer)) if whole or longer else None
 
 
 def candidates_in(text: str) -> dict[Kind, list[int]]:
@@ -164,25 +189,27 @@ class Mentions:
                 self.out[kind][sent].add(i)
 
     def find(self) -> dict[Kind, list[list[int]]]:
-        words: dict[str, list[int]] = defaultdict(list)
-        for m in _WORD.finditer(self.lower):
-            words[m.group()].append(m.start())
-        by_head, longest, others = _form_lookup()
         # Latin: a hit starts at a word of the page, and that word (a run of letters, up to a
-        # separator or a dot) starts with the form's first word (its head). So look each page
-        # word's prefixes up among the heads: a few hundred words, where the forms are 1,800.
-        for word, offsets in words.items():
-            for size in range(1, min(len(word), longest) + 1):
-                for form in by_head.get(word[:size], ()):
-                    if word.startswith(form.text):
-                        for offset in offsets:
-                            self._mark(offset, form.owners)
-                    elif len(word) < len(form.text) and form.text.startswith(word):
-                        # the form goes on past this word ("rate" of "rate limit"): look further
-                        for offset in offsets:
-                            if self._holds(offset, form.text):
-                                self._mark(offset, form.owners)
+        # separator or a dot) starts with the form's first word (its head). So each page word's
+        # prefixes are looked up among the heads: a few hundred words, where the forms are 1,800.
+        tokens = _WORD.findall(self.lower)
+        plans = {word: plan for word in set(tokens) if (plan := _word_plan(word)) is not None}
+        if plans:  # where those words are: about a quarter of a page's words
+            starts = [m.start() for m in _WORD.finditer(self.lower)]
+            for word, offset in zip(tokens, starts, strict=True):
+                plan = plans.get(word)
+                if plan is None:
+                    continue
+                whole, longer = plan
+                if whole:
+                    self._mark(offset, whole)
+                for form in longer:
+                    if self._holds(offset, form.text):
+                        self._mark(offset, form.owners)
+        _, _, scripts, plain = _form_lookup()
         chars = set(self.lower)
+        # a form with Hangul, Kana or Han in it needs a page with some
+        others = plain + scripts if self.lower and max(chars) >= _OTHER_SCRIPTS else plain
         packed: tuple[str, list[int], list[int]] | None = None
         for form in others:
             if form.text[0] not in chars or not form.letters <= chars:
