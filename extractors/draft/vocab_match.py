@@ -73,6 +73,7 @@ class Matcher:
 _SEPARATORS = re.compile(r"[\s\-]+")
 _RUNS = re.compile(r"[^\s\-]+")
 _WORD = re.compile(r"\w+")
+_WORD_START = re.compile(r"\w")
 
 
 def compact(text: str) -> str:
@@ -196,14 +197,22 @@ class Mentions:
         plans = {word: plan for word in set(tokens) if (plan := _word_plan(word)) is not None}
         if plans:  # where those words are: about a quarter of a page's words
             starts = [m.start() for m in _WORD.finditer(self.lower)]
-            for word, offset in zip(tokens, starts, strict=True):
-                plan = plans.get(word)
+            tokens.append("")  # the next word of the last word
+            for at, offset in enumerate(starts):
+                plan = plans.get(tokens[at])
                 if plan is None:
                     continue
                 whole, longer = plan
                 if whole:
                     self._mark(offset, whole)
+                after = tokens[at + 1]
                 for form in longer:
+                    # Where the form goes on with a letter ("the bug" after "the"), only white
+                    # space or hyphens can stand between, so the next word must carry on with it
+                    # (a cheap test that _holds would fail anyway; "the" is most page words).
+                    rest = form.text[len(tokens[at]) :]
+                    if _WORD_START.match(rest) and not (rest.startswith(after) or after.startswith(rest)):
+                        continue
                     if self._holds(offset, form.text):
                         self._mark(offset, form.owners)
         _, _, scripts, plain = _form_lookup()
