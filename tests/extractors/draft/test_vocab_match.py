@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractors import extract_document
 from extractors.draft.evidence import Context
@@ -70,3 +72,35 @@ def test_separators_and_inflections_are_found_across_sentences() -> None:
                     hits += 1
                     assert i in ids, (kind, m.term, text[a:b])
     assert hits >= 3
+
+
+def _multiword_forms() -> list[str]:
+    return sorted({f for kind in KINDS for m in matchers(kind) for f in m.forms if " " in f})  # type: ignore[arg-type]
+
+
+MULTIWORD = _multiword_forms()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(MULTIWORD),
+            st.sampled_from([" ", "-", "  ", "\n", " - ", ".", "/", "", ", "]),
+            st.sampled_from(["", "s", "ed", " the", " the bug", "."]),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_multiword_forms_are_candidates_whatever_stands_between_their_words(
+    parts: list[tuple[str, str, str]],
+) -> None:
+    # Forms with their spaces replaced by other separators (or punctuation, where the patterns
+    # do not match): every regex hit must stay a candidate, the next-word shortcut included.
+    text = " ".join(form.replace(" ", sep) + tail for form, sep, tail in parts)
+    found = candidates_by_sentence(text, [0], [len(text)])
+    for kind in KINDS:
+        for i, m in enumerate(matchers(kind)):  # type: ignore[arg-type]
+            if m.pattern.search(text):
+                assert i in found[kind][0], (kind, m.term, text)  # type: ignore[index]
