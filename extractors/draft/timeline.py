@@ -190,11 +190,12 @@ def _times(
     return sorted(out)
 
 
-def _default_zone(ctx: Context) -> float | None:
-    """The zone most of the page's explicit times use; naive times are read in it."""
+def _default_zone(times: list[list[tuple[int, int, int, int, int, float | None]]]) -> float | None:
+    """The zone most of the page's explicit times use (`times`: each sentence's); naive times are
+    read in it."""
     counts: dict[float, int] = {}
-    for s in ctx.sentences:
-        for *_, tz in _times(s.text, []):
+    for found in times:
+        for *_, tz in found:
             if tz is not None:
                 counts[tz] = counts.get(tz, 0) + 1
     return max(sorted(counts), key=lambda k: counts[k]) if counts else None
@@ -219,14 +220,16 @@ def moments(ctx: Context) -> list[Moment]:
 def _moments(ctx: Context) -> list[Moment]:
     doc = ctx.doc
     year = int(doc.published[:4]) if doc.published and doc.published[:4].isdigit() else 2000
-    zone = _default_zone(ctx)
+    every = [_times(s.text, []) for s in ctx.sentences]
+    zone = _default_zone(every)
     full: dict[tuple[int, int], date] = {}
     parsed = []
-    for s in ctx.sentences:
+    for s, plain in zip(ctx.sentences, every, strict=True):
         if s.role == "skip":
             continue
         ds = _dates(s.text, year)
-        ts = _times(s.text, [(a, b) for a, b, _ in ds])
+        # Times inside a date are left out; with no date, or no time at all, that changes nothing.
+        ts = _times(s.text, [(a, b) for a, b, _ in ds]) if ds and plain else plain
         parsed.append((s, ds, ts))
         for t in ts:
             same = [d for a, b, d in ds if b <= t[0]]
