@@ -27,11 +27,28 @@ COUNT = re.compile(
     rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
     rf"\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
 )
+_DIGIT = re.compile(r"\d")
+
+
+def _count(text: str) -> re.Match[str] | None:
+    """COUNT's first hit; a sentence without a digit has none, and most have none (a cheap test
+    first: COUNT's optional lead words make it slow to fail)."""
+    return COUNT.search(text) if _DIGIT.search(text) else None
+
+
 CLOUD_REGION = re.compile(
     r"\b(?:us|eu|ap|sa|ca|me|af|il)-(?:east|west|north|south|central|northeast|southeast|northwest|southwest)-\d\b"
     r"|\b(?:asia|europe|us|northamerica|southamerica|australia)-[a-z]+\d\b"
     r"|\b(?:East|West|North|South|Central)\s+(?:US|Europe|Asia|India|Japan|Korea)(?:\s+\d)?\b"
 )
+_COMPASS = ("East", "West", "North", "South", "Central")
+
+
+def _cloud_region(text: str) -> re.Match[str] | None:
+    """CLOUD_REGION's first hit: its names hold a hyphen or a compass word, which few sentences do."""
+    return CLOUD_REGION.search(text) if "-" in text or any(w in text for w in _COMPASS) else None
+
+
 PLACES = re.compile(
     r"\b(?:Japan|Korea|South Korea|United States|the US|Europe|EU|Asia|North America|South America|"
     r"Australia|India|China|Germany|France|Brazil|UK|United Kingdom|Singapore|Indonesia|Taiwan|Vietnam)\b"
@@ -48,7 +65,7 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
     scored = []
     for i, s in enumerate(near):
-        n = len(cue.findall(s.text.lower())) + (2 if COUNT.search(s.text) else 0)
+        n = len(cue.findall(s.text.lower())) + (2 if _count(s.text) else 0)
         if n >= 1 and len(s.text) >= 20:
             scored.append((-n, i, s))
     # The sentences with most impact cues, told in page order.
@@ -80,7 +97,7 @@ def draft_impact(ctx: Context) -> Found:
     pool = sentences + [s for s in ctx.sentences if s.role in ("summary", "impact") and s.start not in taken]
     in_pool = {s.start for s in pool}
     for s in pool:
-        m = COUNT.search(s.text)
+        m = _count(s.text)
         if m and not re.fullmatch(r"\s*\d{1,2}\s*(?:명|건|대|개)?\s*", m.group(0)):
             a, b = s.start + m.start(), s.start + m.end()
             q = evidence(doc, a, b, s.heading)
@@ -90,7 +107,7 @@ def draft_impact(ctx: Context) -> Found:
                 quotes.append(sentence_evidence(ctx, s))
                 break
     for s in pool + [x for x in ctx.sentences if x.role not in ("skip",) and x.start not in in_pool]:
-        m = CLOUD_REGION.search(s.text) or (PLACES.search(s.text) if s.start in in_pool else None)
+        m = _cloud_region(s.text) or (PLACES.search(s.text) if s.start in in_pool else None)
         if m:
             q = evidence(doc, s.start + m.start(), s.start + m.end(), s.heading)
             impact["region"] = q.quote

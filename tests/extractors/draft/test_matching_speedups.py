@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from extractors import extract_document
-from extractors.draft import severity, timeline
+from extractors.draft import impact, severity, timeline
 from extractors.draft.evidence import cue_pattern, cues
 from extractors.sentences import split_sentences
 from tests.conftest import DATA
@@ -104,3 +104,32 @@ def test_cjk_durations_need_a_unit(text: str) -> None:
     for m in timeline.DURATION_CJK.finditer(text):
         if (m[1] or m[2] or m[3]) and m.end() - m.start() >= 2:
             assert timeline._CJK_UNIT.search(text), text
+
+
+def _span(m: re.Match[str] | None) -> tuple[int, int] | None:
+    return m.span() if m else None
+
+
+@given(
+    st.lists(
+        st.sampled_from([*PIECES, "us-east-1", "East US 2", "-", "3", "1,200 users", "약 "]), max_size=12
+    ).map("".join)
+)
+@example("about 1,200 users")
+@example("約3万人")
+@example("us-east-1 and East US 2")
+@example("asia-northeast1")
+@example("Outage in East US 2")
+def test_impact_gates_keep_every_match(text: str) -> None:
+    """The digit and hyphen-or-compass tests before COUNT and CLOUD_REGION skip only misses."""
+    assert _span(impact._count(text)) == _span(impact.COUNT.search(text)), text
+    assert _span(impact._cloud_region(text)) == _span(impact.CLOUD_REGION.search(text)), text
+
+
+def test_impact_gates_on_our_pages() -> None:
+    hits = 0
+    for s in SENTENCES:
+        hits += bool(impact.COUNT.search(s)) + bool(impact.CLOUD_REGION.search(s))
+        assert _span(impact._count(s)) == _span(impact.COUNT.search(s)), s
+        assert _span(impact._cloud_region(s)) == _span(impact.CLOUD_REGION.search(s)), s
+    assert hits > 0
