@@ -119,6 +119,31 @@ def test_the_flows_tasks_share_one_api_client(
     assert sorted(r.task_key.split("-")[0] for r in runs) == ["discover_task"] + ["ingest_batch"] * 3
 
 
+def test_run_ingest_builds_one_sync_client_for_the_engine_and_the_tasks(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine looks up the default result storage with a sync client of its own unless one is
+    open before the flow starts; each costs a TLS context (~30 ms) and a round trip."""
+    from prefect.client.orchestration import SyncPrefectClient
+
+    import flows.pipeline as pipeline
+    from flows.settings import Settings
+
+    page = tmp_path / "p.html"
+    page.write_bytes(SAMPLE.read_bytes())
+    built = []
+    original = SyncPrefectClient.__init__
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        built.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SyncPrefectClient, "__init__", counting)
+    request = pipeline.IngestRequest(sources=[str(page)], workers=1)
+    assert [o.status for o in pipeline.run_ingest(request, Settings(data_dir=data_dir))] == ["drafted"]
+    assert len(built) == 1
+
+
 def test_bad_sources_fail_with_reasons_and_the_run_goes_on(capsys, data_dir: Path, tmp_path: Path) -> None:
     empty = tmp_path / "empty.html"
     empty.write_bytes(b"")
