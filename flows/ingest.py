@@ -313,8 +313,9 @@ class Ingestor:
 
     def run(
         self, jobs: Iterable[Job], *, on_outcome: Callable[[Outcome], None] | None = None
-    ) -> list[Outcome]:
-        """All jobs through all stages; outcomes in job order, reported as each one ends."""
+    ) -> list[list[Outcome]]:
+        """All jobs through all stages: each job's outcomes (a WARC file has one a page), in job
+        order, each reported as it ends. Fetched hosts in turn (fetch_order)."""
         jobs = list(jobs)
         slots: list[list[Outcome]] = [[] for _ in jobs]
 
@@ -347,8 +348,8 @@ class Ingestor:
 
         with cf.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fetch") as io:
             try:
-                for i, job in enumerate(jobs):
-                    future = io.submit(fetch, job)
+                for i in fetch_order(jobs):
+                    future = io.submit(fetch, jobs[i])
                     fetching[future] = i
                     future.add_done_callback(ended.put)
                 while fetching or drafting:
@@ -375,7 +376,7 @@ class Ingestor:
             finally:
                 for _ in jobs:  # never leave a fetch thread waiting for room, even on an error
                     room.release()
-        return [outcome for slot in slots for outcome in slot]
+        return slots
 
     def _finish_drafted(self, task: DraftTask, future: cf.Future[Draft]) -> Outcome:
         try:
@@ -413,6 +414,14 @@ def _is_page(mime: str | None) -> bool:
     return bool(mime) and any(k in mime for k in ("html", "text/plain", "markdown"))  # type: ignore[operator]
 
 
+def fetch_order(jobs: list[Job]) -> list[int]:
+    """The jobs' indices in the order to fetch them: their hosts in turn (see interleave)."""
+    from flows.fetch.politeness import interleave
+    from flows.fetch.urls import host_key
+
+    return interleave([host_key(job.source) if job.kind == "url" else None for job in jobs])
+
+
 def failure(source: str, exc: BaseException) -> Outcome:
     """A failed or skipped outcome whose reason a person can act on."""
     if isinstance(exc, SkipSource):
@@ -424,6 +433,22 @@ def failure(source: str, exc: BaseException) -> Outcome:
     return Outcome(source=source, status="failed", reason=f"internal error: {type(exc).__name__}: {exc}")
 
 
+def ingest_each(
+    jobs: list[Job],
+    *,
+    settings: Settings,
+    pool: cf.Executor | None = None,
+    on_outcome: Callable[[Outcome], None] | None = None,
+    gate: bool = True,
+) -> list[list[Outcome]]:
+    """The plain function behind the flow's batch task: each job's outcomes, in job order."""
+    ingestor = Ingestor(settings, pool=pool, gate=gate)
+    try:
+        return ingestor.run(jobs, on_outcome=on_outcome)
+    finally:
+        ingestor.close()
+
+
 def ingest_jobs(
     jobs: list[Job],
     *,
@@ -432,9 +457,6 @@ def ingest_jobs(
     on_outcome: Callable[[Outcome], None] | None = None,
     gate: bool = True,
 ) -> list[Outcome]:
-    """The plain function behind the flow's batch task."""
-    ingestor = Ingestor(settings, pool=pool, gate=gate)
-    try:
-        return ingestor.run(jobs, on_outcome=on_outcome)
-    finally:
-        ingestor.close()
+    """Every outcome of `jobs`, in job order."""
+    each = ingest_each(jobs, settings=settings, pool=pool, on_outcome=on_outcome, gate=gate)
+    return [outcome for outcomes in each for outcome in outcomes]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -48,3 +49,22 @@ class HostGate:
         """Push the host's next start out, e.g. after 429 with Retry-After, for every thread."""
         host = self._host(key)
         host.next_at = max(host.next_at, time.monotonic() + seconds)
+
+
+def interleave(keys: Sequence[str | None]) -> list[int]:
+    """The indices of `keys` round-robin across their distinct values, each value's in order.
+
+    Fetch threads take jobs in this order. In the order given (a feed's entries, a sitemap's
+    URLs) one host's sources come together, and with one request in flight per host every
+    thread would queue on that host while the others sit idle: three feeds would take three
+    times as long as they need."""
+    queues: dict[str | None, deque[int]] = {}
+    for index, key in enumerate(keys):
+        queues.setdefault(key, deque()).append(index)
+    order: list[int] = []
+    rounds = list(queues.values())
+    while rounds:
+        for queue in rounds:
+            order.append(queue.popleft())
+        rounds = [queue for queue in rounds if queue]
+    return order

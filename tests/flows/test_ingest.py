@@ -183,6 +183,58 @@ def test_url_ingest_fetches_archives_drafts_and_reports_duplicate(
     assert verify.code == 0, verify.err + verify.out
 
 
+HOSTS = ("127.0.0.1", "127.0.0.2")
+IN_TURN = ["/1-0.html", "/2-0.html", "/1-1.html", "/2-1.html"]
+
+
+def _two_blogs(server: LoopbackServer) -> list[str]:
+    """Two posts on each of two hosts, listed host by host (as feeds list them)."""
+    urls = []
+    for host in HOSTS:
+        for n in range(2):
+            path = f"/{host[-1]}-{n}.html"
+            body = SAMPLE.read_bytes().replace(b"</h1>", f"</h1><p>Post {path}.</p>".encode(), 1)
+            server.route(path, Reply(body=body, headers={"Content-Type": "text/html"}), host=host)
+            urls.append(server.url(path, host=host))
+    return urls
+
+
+def _fetched(server: LoopbackServer) -> list[str]:
+    return [hit.path for hit in server.hits() if hit.path.endswith(".html")]
+
+
+def _one_thread(data_dir: Path):  # type: ignore[no-untyped-def]
+    from flows.settings import Settings
+
+    # one fetch thread, so the order of requests is the order of fetching
+    return Settings(data_dir=data_dir, allow_hosts=",".join(HOSTS), min_interval=0, concurrency=1)
+
+
+def test_a_batch_fetches_its_hosts_in_turn(data_dir: Path) -> None:
+    """Otherwise every fetch thread queues on the first host while the others sit idle."""
+    from flows.ingest import ingest_jobs, job_for
+
+    with LoopbackServer(HOSTS) as server:
+        urls = _two_blogs(server)
+        outcomes = ingest_jobs([job_for(u) for u in urls], settings=_one_thread(data_dir))
+        assert _fetched(server) == IN_TURN
+    assert [o.source for o in outcomes] == urls and {o.status for o in outcomes} == {"drafted"}
+
+
+def test_batches_are_cut_with_hosts_in_turn_and_the_report_keeps_the_sources_order(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import flows.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "BATCH_SIZE", 2)  # a batch cut from the list would be one host
+    with LoopbackServer(HOSTS) as server:
+        urls = _two_blogs(server)
+        request = pipeline.IngestRequest(sources=urls, workers=1)
+        outcomes = pipeline.run_ingest(request, _one_thread(data_dir))
+        assert _fetched(server) == IN_TURN
+    assert [o.source for o in outcomes] == urls and {o.status for o in outcomes} == {"drafted"}
+
+
 def test_a_changed_page_gets_a_new_draft_linked_to_the_old(
     capsys, blog: LoopbackServer, data_dir: Path
 ) -> None:

@@ -7,7 +7,11 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from flows.fetch import Fetcher
+from flows.fetch.politeness import interleave
 from tests.flows.fetch.conftest import HOSTS, fast_settings
 from tests.httpserver import LoopbackServer, Reply, Request
 
@@ -82,3 +86,27 @@ def test_cookies_are_not_kept_between_fetches(data_dir: Path, loopback: Loopback
         fetcher.fetch(loopback.url("/p?n=1"))
         fetcher.fetch(loopback.url("/p?n=2"))
     assert all("Cookie" not in hit.headers for hit in loopback.hits())
+
+
+def test_interleave_takes_hosts_in_turn_keeping_each_hosts_order() -> None:
+    keys = ["a", "a", "a", "b", None, "b"]
+    assert interleave(keys) == [0, 3, 4, 1, 5, 2]
+    assert interleave([]) == []
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", None]), max_size=30))
+def test_interleave_is_a_round_robin_permutation(keys: list[str | None]) -> None:
+    order = interleave(keys)
+    assert sorted(order) == list(range(len(keys)))
+    for key in set(keys):
+        mine = [i for i in order if keys[i] == key]
+        assert mine == sorted(mine)  # each host's sources keep their order
+    # a host comes round again only after every host with sources left has had its turn
+    left = {key: keys.count(key) for key in set(keys)}
+    turn: set[str | None] = set()
+    for i in order:
+        if keys[i] in turn:
+            assert turn >= {k for k, n in left.items() if n}
+            turn = set()
+        turn.add(keys[i])
+        left[keys[i]] -= 1
