@@ -100,10 +100,18 @@ def ingest_batch(
     return ingest_each(jobs, settings=settings, pool=pool, on_outcome=_on_outcome(), gate=gate)
 
 
+class Outcomes(quote[list[Outcome]]):
+    """The flow's outcomes, quoted (see ingest_flow), with a short repr: asyncio.run repr()s its
+    main task, result included, while restoring the SIGINT handler (twice, 10 ms for 2,000)."""
+
+    def __repr__(self) -> str:
+        return f"Outcomes(<{len(self.unquote())} outcomes>)"
+
+
 @flow(name="ingest", validate_parameters=False)
 async def ingest_flow(
     request: IngestRequest | dict, settings: Settings | None = None, data_dir: str | None = None
-) -> quote[list[Outcome]]:
+) -> Outcomes:
     """Discover, fetch, archive, extract, draft and queue; one outcome per source, never stopping.
 
     Returns the outcomes quoted (`.unquote()` them; run_ingest does): Prefect walks a flow's
@@ -138,7 +146,7 @@ async def ingest_flow(
     outcomes += [outcome for done in each for outcome in done]
     remember(outcomes, settings)
     await publish_report(outcomes)
-    return quote(outcomes)
+    return Outcomes(outcomes)
 
 
 def run_ingest(request: IngestRequest, settings: Settings) -> list[Outcome]:

@@ -106,6 +106,7 @@ def test_the_flows_tasks_share_one_api_client(
     request = pipeline.IngestRequest(sources=[str(p) for p in pages], workers=1)
     state = asyncio.run(pipeline.ingest_flow(request, Settings(data_dir=data_dir), return_state=True))
     assert [o.status for o in state.result().unquote()] == ["drafted"] * 3
+    assert repr(state.result()) == "Outcomes(<3 outcomes>)"  # asyncio.run repr()s it, twice
     # discovery and three batches are four task runs; none builds a client of its own
     assert built and not [stack for stack in built if "task_engine.py" in stack]
     monkeypatch.setattr(SyncPrefectClient, "__init__", original)
