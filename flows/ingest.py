@@ -318,62 +318,84 @@ class Ingestor:
         order, each reported as it ends. Fetched hosts in turn (fetch_order)."""
         jobs = list(jobs)
         slots: list[list[Outcome]] = [[] for _ in jobs]
+        if not jobs:
+            return slots
+        lock = threading.Lock()  # outcomes are reported from the fetch threads and this one
 
         def done(index: int, outcome: Outcome) -> None:
-            slots[index].append(outcome)
-            if on_outcome:
-                on_outcome(outcome)
+            with lock:
+                slots[index].append(outcome)
+                if on_outcome:
+                    on_outcome(outcome)
 
-        # One loop over both kinds of future, in the order they end, so a draft is queued as soon
-        # as its worker is done rather than after the last fetch. A done-callback feeding a queue
-        # costs O(1) a future, where cf.wait over thousands of pending ones would cost O(n) a call.
-        ended: SimpleQueue[cf.Future] = SimpleQueue()
-        fetching: dict[cf.Future[list[Outcome | DraftTask]], int] = {}
+        # What this thread is handed, in the order things end: a job's pages to draft (from a
+        # fetch thread), a finished draft (from the pool), an error, or the end of the run; a
+        # draft is queued as soon as its worker is done rather than after the last fetch. A job
+        # that ends at its fetch (unchanged, duplicate, failed) is reported by its fetch thread:
+        # waking this thread for each one cost GIL hand-offs, a third of a re-run's CPU with one
+        # fetch thread (1.2-1.5 ms a 304, now 0.9-1.0), less with many (which contend anyway).
+        inbox: SimpleQueue[_Drafts | cf.Future[Draft] | BaseException | None] = SimpleQueue()
         drafting: dict[cf.Future[Draft], tuple[int, DraftTask]] = {}
         threads = max(1, min(self.settings.concurrency, len(jobs)))
         # Fetching outruns drafting, so without a bound every fetched page of the batch would wait
         # in memory for a worker. A job takes room before it is fetched and gives it back once its
         # last draft is queued: pages held stay under threads + DRAFTS_AHEAD, whatever the batch.
         room = threading.Semaphore(threads + DRAFTS_AHEAD)
-        unfinished = [0] * len(jobs)
+        stop = threading.Event()
+        unfinished = [1] * len(jobs)  # each job's parts not yet ended: its fetch, then its drafts
+        left = [len(jobs)]
 
-        def fetch(job: Job) -> list[Outcome | DraftTask]:
+        def settled(index: int) -> None:
+            with lock:
+                unfinished[index] -= 1
+                if unfinished[index]:
+                    return
+                left[0] -= 1
+                last = not left[0]
+            room.release()
+            if last:
+                inbox.put(None)
+
+        def fetch(index: int) -> None:
             room.acquire()
-            return self.prepare(job)
-
-        def settled(index: int) -> None:  # one of the job's parts (its fetch, a draft) is done
-            unfinished[index] -= 1
-            if not unfinished[index]:
-                room.release()
+            if stop.is_set():
+                return
+            try:
+                items = self.prepare(jobs[index])
+                tasks = [item for item in items if isinstance(item, DraftTask)]
+                with lock:
+                    unfinished[index] += len(tasks)
+                for item in items:
+                    if isinstance(item, Outcome):
+                        done(index, item)
+                if tasks:
+                    inbox.put(_Drafts(index, tasks))
+                settled(index)
+            except BaseException as exc:  # a bug, not a bad source (prepare reports those): end the run
+                inbox.put(exc)
 
         with cf.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="fetch") as io:
             try:
                 for i in fetch_order(jobs):
-                    future = io.submit(fetch, jobs[i])
-                    fetching[future] = i
-                    future.add_done_callback(ended.put)
-                while fetching or drafting:
-                    future = ended.get()
-                    if future in fetching:
-                        index = fetching.pop(future)
-                        unfinished[index] += 1  # the fetch itself, until its items are handed on
-                        for item in future.result():
-                            if isinstance(item, Outcome):
-                                done(index, item)
-                                continue
-                            submitted = self._submit(item)
-                            if submitted is None:
-                                done(index, self._finish_inline(item))
-                            else:
-                                unfinished[index] += 1
-                                drafting[submitted] = (index, item)
-                                submitted.add_done_callback(ended.put)
+                    io.submit(fetch, i)
+                while (item := inbox.get()) is not None:
+                    if isinstance(item, BaseException):
+                        raise item
+                    if isinstance(item, cf.Future):
+                        index, task = drafting.pop(item)
+                        done(index, self._finish_drafted(task, item))
                         settled(index)
-                    else:
-                        index, task = drafting.pop(future)
-                        done(index, self._finish_drafted(task, future))
-                        settled(index)
+                        continue
+                    for task in item.tasks:
+                        submitted = self._submit(task)
+                        if submitted is None:
+                            done(item.index, self._finish_inline(task))
+                            settled(item.index)
+                        else:
+                            drafting[submitted] = (item.index, task)
+                            submitted.add_done_callback(inbox.put)
             finally:
+                stop.set()
                 for _ in jobs:  # never leave a fetch thread waiting for room, even on an error
                     room.release()
         return slots
@@ -412,6 +434,14 @@ class Ingestor:
 
 def _is_page(mime: str | None) -> bool:
     return bool(mime) and any(k in mime for k in ("html", "text/plain", "markdown"))  # type: ignore[operator]
+
+
+@dataclass(frozen=True)
+class _Drafts:
+    """A fetched job's pages to draft, handed from its fetch thread to Ingestor.run's loop."""
+
+    index: int
+    tasks: list[DraftTask]
 
 
 def fetch_order(jobs: list[Job]) -> list[int]:

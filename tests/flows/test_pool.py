@@ -102,3 +102,45 @@ def test_fetched_pages_wait_for_workers_in_bounded_numbers(
     assert unbounded.most > 4  # without the bound the pages pile up, so the next line tests something
     assert bounded.most <= 2 + 2
     assert [o.status for o in outcomes] == ["drafted"] * 30
+
+
+def test_outcomes_from_fetch_threads_and_drafts_are_each_reported_once(tmp_path: Path) -> None:
+    """Jobs that end at their fetch are reported by the fetch threads, drafts by the run's loop:
+    each source once, and the results in job order."""
+    jobs = _jobs(tmp_path, 15)
+    old, new = jobs[:12], jobs[12:]
+    settings = Settings(data_dir=tmp_path / "data", concurrency=4)
+    with make_pool(2) as pool:
+        ingest_jobs(old, settings=settings, pool=pool)  # so that these end at their fetch next time
+        mixed = [old[0], Job(source=str(tmp_path / "gone.html"), kind="page"), *new, *old[1:]]
+        seen: list[str] = []
+        outcomes = ingest_jobs(
+            mixed, settings=settings, pool=pool, on_outcome=lambda o: seen.append(o.source)
+        )
+    assert [o.source for o in outcomes] == [j.source for j in mixed]
+    assert sorted(seen) == sorted(j.source for j in mixed)
+    assert [o.status for o in outcomes] == ["duplicate", "failed"] + ["drafted"] * 3 + ["duplicate"] * 11
+
+
+def test_an_error_in_a_fetch_thread_stops_the_run_instead_of_hanging(tmp_path: Path) -> None:
+    """A bug (here, in the progress listener) ends the run with the error, as it would inline."""
+    jobs = _jobs(tmp_path, 4)
+    settings = Settings(data_dir=tmp_path / "data", concurrency=2)
+    ingest_jobs(jobs, settings=settings)
+
+    def broken(outcome: object) -> None:
+        raise RuntimeError("listener bug")
+
+    result: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            ingest_jobs(jobs, settings=settings, on_outcome=broken)
+        except RuntimeError as exc:
+            result.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive(), "the run hung"
+    assert [str(e) for e in result] == ["listener bug"]
