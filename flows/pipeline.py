@@ -107,6 +107,11 @@ class Outcomes(quote[list[Outcome]]):
     def __repr__(self) -> str:
         return f"Outcomes(<{len(self.unquote())} outcomes>)"
 
+    def __getnewargs__(self) -> tuple[list[Outcome]]:
+        # tuple's own would hand __new__ the 1-tuple, and a persisted result would come back
+        # wrapped once more (Prefect's quote has that flaw)
+        return (self.unquote(),)
+
 
 @flow(name="ingest", validate_parameters=False)
 async def ingest_flow(

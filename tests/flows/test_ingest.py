@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import time
 from pathlib import Path
 
@@ -107,6 +108,7 @@ def test_the_flows_tasks_share_one_api_client(
     state = asyncio.run(pipeline.ingest_flow(request, Settings(data_dir=data_dir), return_state=True))
     assert [o.status for o in state.result().unquote()] == ["drafted"] * 3
     assert repr(state.result()) == "Outcomes(<3 outcomes>)"  # asyncio.run repr()s it, twice
+    assert pickle.loads(pickle.dumps(state.result())).unquote() == state.result().unquote()  # persisted
     # discovery and three batches are four task runs; none builds a client of its own
     assert built and not [stack for stack in built if "task_engine.py" in stack]
     monkeypatch.setattr(SyncPrefectClient, "__init__", original)
