@@ -9,6 +9,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
+from extractors.draft.lexicon import Lexicon
 from extractors.sentences import split_sentences, trim
 from schema.document import Block, Document, Section
 from schema.draft import Confidence, Evidence, Method
@@ -200,61 +201,14 @@ def cues() -> dict:
     return json.loads((Path(__file__).parent / "data" / "cues.json").read_text(encoding="utf-8"))
 
 
-def _trie(words: set[str]) -> dict[str, dict]:
-    trie: dict[str, dict] = {}
-    for word in words:
-        node = trie
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-    return trie
-
-
-def _walk(node: dict[str, dict]) -> str:
-    ends = "" in node
-    branches = [re.escape(char) + _walk(child) for char, child in sorted(node.items()) if char]
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-    if ends:
-        return f"(?:{body})?"
-    return body
-
-
-def _trie_regex(words: set[str]) -> str:
-    """An alternation of `words` as a prefix tree: the same matches as longest-first alternation
-    (greedy optional tails prefer the longer word), but Python's re no longer tries every word at
-    every position. Measured: drafting a rendered corpus page took about a third less time."""
-    return _walk(_trie(words))
-
-
-def _word_start_regex(words: set[str]) -> str:
-    """`(?<![a-z0-9])` + the prefix tree of `words`, with the look-behind moved after each first
-    letter: a pattern that starts with a letter lets re skip to the positions where one of those
-    letters is, instead of running the look-behind at every character (about twice as fast)."""
-    branches = [
-        f"{re.escape(char)}(?<![a-z0-9]{re.escape(char)}){_walk(child)}"
-        for char, child in sorted(_trie(words).items())
-    ]
-    return "(?:" + "|".join(branches) + ")"
-
-
-def cue_pattern(phrases: list[str]) -> re.Pattern[str]:
-    """One regex for a cue list, to search lower-cased text: Latin phrases match at word starts,
-    CJK ones anywhere. Case-sensitive on purpose: re.IGNORECASE made every search about twice as
-    slow, and the text is lower-cased already."""
-    lowered = {p.lower() for p in phrases if p}
-    latin = {p for p in lowered if p[:1].isascii() and p[:1].isalnum()}
-    parts = []
-    if latin:
-        parts.append(_word_start_regex(latin))
-    if lowered - latin:
-        parts.append(_trie_regex(lowered - latin))
-    return re.compile("|".join(parts) or r"(?!)")
+def cue_pattern(phrases: list[str]) -> Lexicon:
+    """The matcher of a cue list, to search lower-cased text: Latin phrases match at word starts,
+    CJK ones anywhere (see extractors/draft/lexicon.py)."""
+    return Lexicon(phrases)
 
 
 @cache
-def field_cue(name: str) -> re.Pattern[str]:
+def field_cue(name: str) -> Lexicon:
     return cue_pattern(cues()["fields"].get(name, []))
 
 
@@ -276,7 +230,7 @@ ROLE_ORDER = (
 
 
 @cache
-def _heading_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _heading_patterns() -> tuple[tuple[str, Lexicon], ...]:
     kw = cues()["heading_keywords"]
     return tuple((role, cue_pattern(kw[role])) for role in ROLE_ORDER if role in kw)
 

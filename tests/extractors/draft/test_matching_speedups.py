@@ -46,10 +46,9 @@ CUE_LISTS = sorted(
 
 
 @pytest.mark.parametrize(("group", "name"), CUE_LISTS)
-def test_prefix_tree_cue_pattern_matches_like_the_plain_alternation(group: str, name: str) -> None:
-    """The tree, case-sensitive, with its look-behinds after the first letters, finds what the
-    plain case-insensitive alternation finds in lower-cased text, sentence by sentence and in a
-    whole page at once."""
+def test_cue_lexicon_matches_like_the_plain_alternation(group: str, name: str) -> None:
+    """The automaton, case-sensitive, finds what the plain case-insensitive alternation finds in
+    lower-cased text, sentence by sentence and in a whole page at once."""
     phrases = cues()[group][name]
     tree, plain = cue_pattern(phrases), _naive(phrases)
     for text in [*SENTENCES, " ".join(SENTENCES)]:
@@ -57,10 +56,44 @@ def test_prefix_tree_cue_pattern_matches_like_the_plain_alternation(group: str, 
         assert tree.findall(lower) == plain.findall(lower), (name, text)
 
 
-def test_prefix_tree_prefers_the_longer_phrase() -> None:
+def test_cue_lexicon_prefers_the_longer_phrase() -> None:
     pattern = cue_pattern(["data", "data loss", "데이터", "데이터 손실"])
     assert pattern.findall("a data loss; data; metadata") == ["data loss", "data"]
     assert pattern.findall("데이터 손실 후 데이터") == ["데이터 손실", "데이터"]
+
+
+# Phrases that overlap, nest and share starts, in both kinds (word-start Latin, anywhere CJK).
+LEXICON = [
+    "data",
+    "data loss",
+    "loss",
+    "at",
+    "a",
+    "ta los",
+    "root cause",
+    "cause",
+    "데이터",
+    "데이터 손실",
+    "손실",
+    "障害",
+    "障",
+]
+LEXICON_TEXTS = st.lists(st.sampled_from([*LEXICON, " ", "x", "0", "-", ".", "s"]), max_size=14).map("".join)
+
+
+@given(LEXICON_TEXTS)
+@example("metadata loss")
+@example("data lossdata loss")
+@example("xdata loss")
+@example("데이터 손실障害")
+def test_cue_lexicon_matches_like_the_regex_on_any_text(text: str) -> None:
+    """Leftmost, longest, non-overlapping, Latin phrases at word starts: re.findall's matches."""
+    lexicon, plain = cue_pattern(LEXICON), _naive(LEXICON)
+    assert lexicon.findall(text) == plain.findall(text), text
+    hit, want = lexicon.search(text), plain.search(text)
+    assert (hit and (hit.start(), hit.end(), hit.group(0))) == (
+        want and (want.start(), want.end(), want.group(0))
+    )
 
 
 # Pieces that the severity and duration patterns are made of, and some that are near misses.
