@@ -24,6 +24,11 @@ _SPACE = re.compile(r"\s")
 _FRONT_MATTER = re.compile(r"^\s*(?:\+\+\+|---)\s*\w+\s*[:=]|(?:\b\w+ = \"[^\"]*\"\s*){2,}")
 
 
+def _front_matter(text: str) -> bool:
+    # Every match holds one of these: a substring test spares most blocks the regex's word-by-word scan.
+    return ("+++" in text or "---" in text or ' = "' in text) and bool(_FRONT_MATTER.search(text))
+
+
 def own_split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """Split text[start:end] into sentence spans, trimmed of surrounding whitespace."""
     end = len(text) if end is None else end
@@ -127,7 +132,7 @@ class Context:
             if block.kind in ("heading", "code"):
                 continue
             role, heading = self.role_at(block.start)
-            if _FRONT_MATTER.search(text[block.start : block.end]):
+            if _front_matter(text[block.start : block.end]):
                 role = "skip"  # a page that prints its own front matter: config, not prose
             if block.kind in ("list_item", "table_row"):
                 spans = [trim(text, block.start, block.end)]
