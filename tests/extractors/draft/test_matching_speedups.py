@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from extractors import extract_document
-from extractors.draft import impact, severity, timeline
+from extractors.draft import evidence, impact, severity, timeline
 from extractors.draft.evidence import cue_pattern, cues
 from extractors.sentences import split_sentences
 from tests.conftest import DATA
@@ -166,3 +166,16 @@ def test_impact_gates_on_our_pages() -> None:
         assert _span(impact._count(s)) == _span(impact.COUNT.search(s)), s
         assert _span(impact._cloud_region(s)) == _span(impact.CLOUD_REGION.search(s)), s
     assert hits > 0
+
+
+@given(
+    st.lists(
+        st.sampled_from(["+++", "---", " = ", '"', "title", "x", " ", "\n", ":", "=", "-", "+"]), max_size=14
+    ).map("".join)
+)
+@example('+++ title = "x"')
+@example('title = "a" draft = "b"')
+@example("--- title: x")
+def test_front_matter_gate_keeps_every_match(text: str) -> None:
+    """The substring test before _FRONT_MATTER skips only blocks the regex would not match."""
+    assert evidence._front_matter(text) == bool(evidence._FRONT_MATTER.search(text)), text
