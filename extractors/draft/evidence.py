@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -143,6 +144,28 @@ class Context:
             for a, b in spans:
                 if b > a and text[a:b].strip():
                     out.append(Sentence(a, b, text[a:b], role, heading, block.kind, i))
+        return out
+
+    def touching(self, pattern: re.Pattern[str]) -> set[int] | None:
+        """The indices of the sentences that a match of `pattern` in the whole text overlaps;
+        None (check every sentence) when the sentences are not in order, disjoint.
+
+        Every sentence with a match of its own is among them, for a pattern without look-arounds,
+        anchors or `\\b` (a match in a sentence is then a match in the text): the scan of the
+        text either finds a match that starts inside the sentence, or has consumed the sentence's
+        match's start with a match that overlaps it. So one scan of the text spares the
+        sentences that cannot match their own search."""
+        sents = self.sentences
+        starts = [s.start for s in sents]
+        ends = [s.end for s in sents]
+        if any(b > a for a, b in zip(starts[1:], ends, strict=False)):
+            return None
+        out: set[int] = set()
+        for m in pattern.finditer(self.doc.text):
+            i = bisect_right(ends, m.start())  # the first sentence ending after the match starts
+            while i < len(sents) and starts[i] < max(m.end(), m.start() + 1):
+                out.add(i)
+                i += 1
         return out
 
     def by_role(self, role: str) -> list[Sentence]:

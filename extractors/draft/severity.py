@@ -42,8 +42,9 @@ def draft_severity(ctx: Context) -> Found:
     # The page's own scale decides the mapping: a SEV0 or P0 anywhere means the top level is 0.
     zero_top = bool(re.search(r"(?i)\bsev[\s_-]*0\b|(?<![\w-])P0\b", text))
     scales = vocabulary("severity").extra("scales") or {}
-    for s in ctx.sentences:
-        if s.role == "skip" or not GATE.search(s.text):
+    gated = ctx.touching(GATE)
+    for i, s in enumerate(ctx.sentences):
+        if s.role == "skip" or (gated is not None and i not in gated) or not GATE.search(s.text):
             continue
         for pattern in STATED:
             m = pattern.search(s.text)

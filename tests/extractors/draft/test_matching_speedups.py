@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from extractors import extract_document
 from extractors.draft import evidence, impact, severity, timeline
-from extractors.draft.evidence import cue_pattern, cues
+from extractors.draft.evidence import Context, cue_pattern, cues
 from extractors.sentences import split_sentences
 from tests.conftest import DATA
 
@@ -179,3 +179,37 @@ def test_impact_gates_on_our_pages() -> None:
 def test_front_matter_gate_keeps_every_match(text: str) -> None:
     """The substring test before _FRONT_MATTER skips only blocks the regex would not match."""
     assert evidence._front_matter(text) == bool(evidence._FRONT_MATTER.search(text)), text
+
+
+def _own_hits(ctx: Context, pattern: re.Pattern[str]) -> set[int]:
+    return {i for i, s in enumerate(ctx.sentences) if pattern.search(s.text)}
+
+
+def test_touching_holds_every_sentence_with_a_severity_gate_hit_on_our_pages() -> None:
+    seen = 0
+    for page in PAGES:
+        ctx = Context(
+            extract_document(page.read_bytes(), url="https://example.org/p", content_type="text/html")
+        )
+        own = _own_hits(ctx, severity.GATE)
+        seen += len(own)
+        touched = ctx.touching(severity.GATE)
+        assert touched is not None
+        assert own <= touched, page.name
+    assert seen  # the fixtures state severities, so this checks something
+
+
+@given(
+    st.lists(st.sampled_from([*PIECES, ". ", "\n", "! ", "Sev", "P", "1"]), min_size=1, max_size=16).map(
+        "".join
+    )
+)
+@settings(deadline=None, max_examples=60)  # a page extraction each
+@example("It was sev. 2 P1 outage")
+@example("Priority\nP2 incident")
+def test_touching_holds_every_sentence_with_a_hit(text: str) -> None:
+    body = f"Report\n\n{text}\n\nThe service was down for a while and we restored it."
+    ctx = Context(extract_document(body.encode(), url="https://example.org/p.txt", content_type="text/plain"))
+    touched = ctx.touching(severity.GATE)
+    if touched is not None:
+        assert _own_hits(ctx, severity.GATE) <= touched, text
