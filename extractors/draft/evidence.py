@@ -146,9 +146,20 @@ class Context:
                     out.append(Sentence(a, b, text[a:b], role, heading, block.kind, i))
         return out
 
-    def touching(self, pattern: re.Pattern[str]) -> set[int] | None:
-        """The indices of the sentences that a match of `pattern` in the whole text overlaps;
-        None (check every sentence) when the sentences are not in order, disjoint.
+    @cached_property
+    def folded(self) -> str | None:
+        """The text lower-cased so that a case-sensitive search for lower-case ASCII finds every
+        hit of the same search with re.IGNORECASE, offsets unchanged; None where it cannot be.
+
+        re.IGNORECASE also matches i to İ and ı, s to ſ (re._casefix); lower() turns İ into two
+        characters, so it is mapped first. A case-sensitive search is about 8x faster."""
+        folded = self.doc.text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
+        return folded if len(folded) == len(self.doc.text) else None
+
+    def touching(self, pattern: re.Pattern[str], text: str | None = None) -> set[int] | None:
+        """The indices of the sentences that a match of `pattern` in the whole text (or `text`, of
+        the same length) overlaps; None (check every sentence) when the sentences are not in
+        order, disjoint.
 
         Every sentence with a match of its own is among them, for a pattern without look-arounds,
         anchors or `\\b` (a match in a sentence is then a match in the text): the scan of the
@@ -156,12 +167,13 @@ class Context:
         match's start with a match that overlaps it. So one scan of the text spares the
         sentences that cannot match their own search."""
         sents = self.sentences
+        text = self.doc.text if text is None else text
         starts = [s.start for s in sents]
         ends = [s.end for s in sents]
         if any(b > a for a, b in zip(starts[1:], ends, strict=False)):
             return None
         out: set[int] = set()
-        for m in pattern.finditer(self.doc.text):
+        for m in pattern.finditer(text):
             i = bisect_right(ends, m.start())  # the first sentence ending after the match starts
             while i < len(sents) and starts[i] < max(m.end(), m.start() + 1):
                 out.add(i)

@@ -24,6 +24,8 @@ WORDS = re.compile(
 # Every match of STATED or WORDS holds one of these (case-insensitive, as they are): one search a
 # sentence instead of six.
 GATE = re.compile(r"(?i)sev|priority|p[0-4]|impact level|incident level|심각도|重大度|深刻度|등급|障害レベル")
+# The same, to search Context.folded: the page's text in one case-sensitive scan.
+GATE_FOLDED = re.compile(GATE.pattern.removeprefix("(?i)"))
 WORD_MAP = {
     "치명적": "critical",
     "높음": "high",
@@ -36,13 +38,27 @@ WORD_MAP = {
 }
 
 
+# A SEV0 or P0 anywhere; the folded text keeps word boundaries, so it needs no IGNORECASE.
+ZERO_TOP = re.compile(r"\bsev[\s_-]*0\b|(?<![\w-])p0\b")
+ZERO_TOP_ANY_CASE = re.compile(ZERO_TOP.pattern, re.I)
+
+
+def gated_sentences(ctx: Context) -> set[int] | None:
+    """The sentences worth a GATE search: those a match in the whole page touches."""
+    return ctx.touching(GATE_FOLDED, ctx.folded) if ctx.folded is not None else None
+
+
 def draft_severity(ctx: Context) -> Found:
     found = Found()
     text = ctx.doc.text
     # The page's own scale decides the mapping: a SEV0 or P0 anywhere means the top level is 0.
-    zero_top = bool(re.search(r"(?i)\bsev[\s_-]*0\b|(?<![\w-])P0\b", text))
+    folded = ctx.folded
+    if folded is not None:  # every match holds "sev" or "p0": most pages need no scan at all
+        zero_top = ("sev" in folded or "p0" in folded) and bool(ZERO_TOP.search(folded))
+    else:
+        zero_top = bool(ZERO_TOP_ANY_CASE.search(text))
     scales = vocabulary("severity").extra("scales") or {}
-    gated = ctx.touching(GATE)
+    gated = gated_sentences(ctx)
     for i, s in enumerate(ctx.sentences):
         if s.role == "skip" or (gated is not None and i not in gated) or not GATE.search(s.text):
             continue
