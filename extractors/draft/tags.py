@@ -42,7 +42,8 @@ Hit = tuple[int, int, int]  # matcher index, start, end (offsets into the unit's
 
 
 def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, list[Hit]]]:
-    """Every unit (the title, then each sentence) with each matcher's first hit in it, in matcher order."""
+    """The units (the title, then each sentence) that some matcher hits, with each matcher's first
+    hit in it, in matcher order."""
     memo = ctx.memo.setdefault("tag_hits", {})
     if kind in memo:
         return memo[kind]
@@ -54,7 +55,7 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
         ctx.memo["tag_candidates"] = (candidates_in(title), candidates_by_sentence(ctx.doc.text, *spans))
     in_title, per_sentence = ctx.memo["tag_candidates"]
     units: list[tuple[str, str, Sentence | None, list[int]]] = [(title, "title", None, in_title[kind])]
-    units += [(s.text, s.role, s, ids) for s, ids in zip(sents, per_sentence[kind], strict=True)]
+    units += [(s.text, s.role, s, ids) for s, ids in zip(sents, per_sentence[kind], strict=True) if ids]
     out = []
     for text, role, sent, ids in units:
         found = []
@@ -62,7 +63,8 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
             hit = every[i].pattern.search(text)
             if hit:
                 found.append((i, hit.start(), hit.end()))
-        out.append((text, role, sent, found))
+        if found:
+            out.append((text, role, sent, found))
     memo[kind] = out
     return out
 
@@ -74,7 +76,7 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
     every = matchers(kind)
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
-        if w <= 0 or not text or not hits:
+        if w <= 0 or not text:
             continue
         if cue_boost and sent is not None and cause.search(text.lower()):
             w *= settings()["cause_cue_boost"]
