@@ -218,3 +218,75 @@ def test_touching_holds_every_sentence_with_a_hit(text: str) -> None:
     zero = severity.ZERO_TOP_ANY_CASE.search(ctx.doc.text)
     if ctx.folded is not None:
         assert bool(severity.ZERO_TOP.search(ctx.folded)) == bool(zero), text
+
+
+TIME_PIECES = [
+    *"0123456789:/-. ",
+    "12",
+    "2024",
+    "am",
+    "PM",
+    "a.m.",
+    "p.m.",
+    "UTC",
+    "KST",
+    "時",
+    "시",
+    "分",
+    "분",
+]
+TIME_PIECES += [
+    "年",
+    "년",
+    "月",
+    "월",
+    "日",
+    "일",
+    "Jan",
+    "MARCH",
+    "sept",
+    "of ",
+    "st",
+    "th",
+    "午後",
+    "오전",
+    "ı",
+    "ſ",
+]
+
+
+def _parsed(ctx: Context) -> tuple[set[int], set[int]]:
+    times = {i for i, s in enumerate(ctx.sentences) if timeline._times(s.text, [])}
+    dates = {i for i, s in enumerate(ctx.sentences) if timeline._dates(s.text, 2000)}
+    return times, dates
+
+
+def test_time_and_date_gates_hold_every_sentence_that_states_one_on_our_pages() -> None:
+    seen = 0
+    for page in PAGES:
+        ctx = Context(
+            extract_document(page.read_bytes(), url="https://example.org/p", content_type="text/html")
+        )
+        times, dates = _parsed(ctx)
+        seen += len(times) + len(dates)
+        timed, dated = timeline.gated_sentences(ctx)
+        assert timed is not None and dated is not None
+        assert times <= timed and dates <= dated, page.name
+    assert seen
+
+
+@settings(deadline=None, max_examples=80)  # a page extraction each
+@given(st.lists(st.sampled_from([*TIME_PIECES, ". ", "\n"]), min_size=1, max_size=16).map("".join))
+@example("At 9 AM the site was down")
+@example("12:30 UTC")
+@example("오후 3시 20분")
+@example("2024年3月5日")
+@example("on the 5th of March")
+@example("Sept. 4, 2024")
+def test_time_and_date_gates_hold_every_sentence_that_states_one(text: str) -> None:
+    body = f"Report\n\n{text}\n\nThe service was down for a while and we restored it."
+    ctx = Context(extract_document(body.encode(), url="https://example.org/p.txt", content_type="text/plain"))
+    times, dates = _parsed(ctx)
+    timed, dated = timeline.gated_sentences(ctx)
+    assert timed is None or times <= timed, text
+    assert dated is None or dates <= dated, text
