@@ -32,11 +32,11 @@ _SAMPLE = (
 
 def warm() -> None:
     """Draft a small sample once, so this process's first real page pays no first-call cost."""
-    from flows.ingest import DraftTask, Job, draft_payload
+    from flows.ingest import DraftTask, Job, draft_for_queue
 
     url = "https://example.org/warm"
     job = Job(source=url, kind="url")
-    draft_payload(DraftTask(job, _SAMPLE, url, url, "text/html", None, "sha256:", "2026-01-01T00:00:00Z"))
+    draft_for_queue(DraftTask(job, _SAMPLE, url, url, "text/html", None, "sha256:", "2026-01-01T00:00:00Z"))
 
 
 def _context() -> BaseContext:

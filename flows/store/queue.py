@@ -31,19 +31,23 @@ class QueueStore:
         return FileLock(str(self.folder / ".queue.lock"))
 
     def add(self, draft: Draft) -> bool:
-        """Queue a new draft; False when a draft with this id is already there (a duplicate).
+        """Queue a new draft; False when a draft with this id is already there (a duplicate)."""
+        return self.add_text(draft.draft_id, draft_text(draft))
+
+    def add_text(self, draft_id: str, text: str) -> bool:
+        """Queue a new draft given as its file's text (`draft_text`); False for a duplicate.
 
         Written to a temp file and hard-linked into place: link() fails if the name exists, so of
         two processes queueing the same draft exactly one wins, and no reader sees half a file.
         """
         self.folder.mkdir(parents=True, exist_ok=True)
-        target = self.path_for(draft.draft_id)
+        target = self.path_for(draft_id)
         if target.exists():
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{draft.draft_id}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{draft_id}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
-                handle.write(draft_text(draft).encode("utf-8"))
+                handle.write(text.encode("utf-8"))
                 handle.flush()
                 os.fsync(handle.fileno())
             try:

@@ -434,3 +434,30 @@ def test_fetch_failures_are_lines_with_reasons_and_the_run_goes_on(
         assert lines[5].startswith("drafted")
         assert run(capsys, "ingest", "--strict", sources[3]).code == 1
         assert run(capsys, "archive", "verify").code == 0
+
+
+def test_a_worker_hands_back_the_drafts_queue_file_text(tmp_path: Path) -> None:
+    from flows.ingest import DraftTask, Job, draft_for_queue, draft_payload
+    from flows.store.queue import draft_text
+    from tests.conftest import DATA
+
+    url = "https://blog.example.org/posts/queue-outage.html"
+    body = (DATA / "pipeline" / "en-queue-outage.html").read_bytes()
+    task = DraftTask(
+        Job(source=url, kind="url"), body, url, url, "text/html", "c-1", "sha256:x", "2026-01-05T00:00:00Z"
+    )
+    drafted = pickle.loads(
+        pickle.dumps(draft_for_queue(pickle.loads(pickle.dumps(task))))
+    )  # as a worker does
+    draft = draft_payload(task)
+    assert drafted.text == draft_text(draft)
+    assert drafted.draft() == draft
+    assert (drafted.draft_id, drafted.verdict, list(drafted.reasons)) == (
+        draft.draft_id,
+        draft.postmortem.verdict,
+        draft.postmortem.reasons,
+    )
+    queue = QueueStore(tmp_path / "queue")
+    assert queue.add_text(drafted.draft_id, drafted.text)
+    assert queue.get(draft.draft_id) == draft
+    assert not queue.add(draft)  # the same draft, however it comes, is queued once
