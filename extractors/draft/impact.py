@@ -56,6 +56,14 @@ PLACES = re.compile(
 )
 
 
+def _count_in(ctx: Context, s: Sentence) -> re.Match[str] | None:
+    """_count of a sentence, once a page: the cue scoring and the users' count both ask."""
+    memo = ctx.memo.setdefault("impact_count", {})
+    if s.start not in memo:
+        memo[s.start] = _count(s.text)
+    return memo[s.start]
+
+
 def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     section = [s for s in ctx.by_role("impact") if s.kind != "code"]
     if section:
@@ -65,7 +73,7 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
     scored = []
     for i, s in enumerate(near):
-        n = len(cue.findall(s.text.lower())) + (2 if _count(s.text) else 0)
+        n = len(cue.findall(s.text.lower())) + (2 if _count_in(ctx, s) else 0)
         if n >= 1 and len(s.text) >= 20:
             scored.append((-n, i, s))
     # The sentences with most impact cues, told in page order.
@@ -97,7 +105,7 @@ def draft_impact(ctx: Context) -> Found:
     pool = sentences + [s for s in ctx.sentences if s.role in ("summary", "impact") and s.start not in taken]
     in_pool = {s.start for s in pool}
     for s in pool:
-        m = _count(s.text)
+        m = _count_in(ctx, s)
         if m and not re.fullmatch(r"\s*\d{1,2}\s*(?:명|건|대|개)?\s*", m.group(0)):
             a, b = s.start + m.start(), s.start + m.end()
             q = evidence(doc, a, b, s.heading)
