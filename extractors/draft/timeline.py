@@ -120,15 +120,17 @@ def _event_patterns():
     return {k: cue_pattern(t[k]) for k in ("start", "detect", "resolve")}, cue_pattern(t["skip_start"])
 
 
-# Every date, time and duration pattern needs a digit: sentences without one are skipped unread.
 # Every match of a TIME_PATTERNS entry holds one of TIME_GATE's (h:mm, a number before am/pm or
-# before 時/시), and every DATE_PATTERNS match one of DATE_GATE's, searched in Context.folded. The
-# gates have no look-arounds, so Context.touching finds the sentences worth parsing in one scan of
-# the page (most sentences state no time or date, yet each cost ten scans).
+# before 時/시), and every DATE_PATTERNS match one of DATE_GATES', searched in Context.folded. The
+# gates have no look-arounds, so Context.touching finds the sentences worth parsing in a scan of
+# the page each (most sentences state no time or date, yet each cost ten scans).
 TIME_GATE = re.compile(r"\d:\d|\d\s*[aApP]\.?[mM]|\d\s*[時시]")
-DATE_GATE = re.compile(
-    rf"\d[-/.]\d|\d\s*[年년月월]|(?:{_MONTH})\.?\s+\d|\d(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH})"
+# Two scans: one alternation led by letters and digits alike made the scanner try every position.
+DATE_GATES = (
+    re.compile(rf"\d(?:[-/.]\d|\s*[年년月월]|(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTH}))"),
+    re.compile(rf"(?:{_MONTH})\.?\s+\d"),
 )
+# Every date, time and duration pattern needs a digit: sentences without one are skipped unread.
 _DIGIT = re.compile(r"\d")
 _CJK_UNIT = re.compile(r"[日일時시分분]")
 
@@ -227,7 +229,10 @@ def moments(ctx: Context) -> list[Moment]:
 
 def gated_sentences(ctx: Context) -> tuple[set[int] | None, set[int] | None]:
     """The sentences that may state a time, and those that may state a date (None: any)."""
-    dated = ctx.touching(DATE_GATE, ctx.folded) if ctx.folded is not None else None
+    dated: set[int] | None = None
+    if ctx.folded is not None:
+        found = [ctx.touching(gate, ctx.folded) for gate in DATE_GATES]
+        dated = None if None in found else set().union(*found)  # type: ignore[arg-type]
     return ctx.touching(TIME_GATE), dated
 
 
