@@ -63,6 +63,16 @@ class FetchResult:
         """The raw body, read from disk; b"" when there is none."""
         return self.body_path.read_bytes() if self.body_path else b""
 
+    def payload(self) -> bytes | None:
+        """The body as the archive's reader gives it back (read_content), when that is the raw
+        body itself: no content or transfer coding to undo. None otherwise: read the archive."""
+        if self.body_path is None:
+            return None
+        coding = (self.header("content-encoding") or "identity").strip().lower()
+        if coding != "identity" or self.header("transfer-encoding"):
+            return None
+        return self.body_path.read_bytes()
+
     def header(self, name: str) -> str | None:
         lowered = name.lower()
         return next((v for k, v in self.headers if k.lower() == lowered), None)

@@ -256,3 +256,29 @@ def test_threads_share_appends_and_a_failed_job_leaves_no_trace(settings: Settin
         assert verify(archive.raw, archive.index).ok
     kinds = [kind for path in warc_files(settings.raw_dir) for kind, _ in _records(path)]
     assert kinds.count("warcinfo") == len(warc_files(settings.raw_dir))  # the failed job's record is gone
+
+
+def test_a_fetch_gives_its_payload_as_the_archive_reads_it_back(
+    settings: Settings, loopback: LoopbackServer
+) -> None:
+    import gzip
+
+    page = "<html><body><p>Incident: the queue was down ünïcode</p></body></html>".encode()
+    loopback.route("/robots.txt", Reply(404))
+    loopback.route("/plain", Reply(body=page, headers={"Content-Type": "text/html"}))
+    loopback.route("/chunked", Reply(body=page, headers={"Content-Type": "text/html"}, chunked=True))
+    loopback.route(
+        "/gzip",
+        Reply(body=gzip.compress(page), headers={"Content-Type": "text/html", "Content-Encoding": "gzip"}),
+    )
+    with Fetcher(settings) as fetcher, Archive(settings) as archive:
+        for path, direct in (("/plain", True), ("/chunked", False), ("/gzip", False)):
+            result = fetcher.fetch(loopback.url(path))
+            try:
+                capture = archive.record_fetch(result)
+                payload = result.payload()
+            finally:
+                result.discard()
+            assert archive.read_payload(capture.id) == page, path
+            # unencoded: the very bytes archived; a coding to undo: None, so the archive is read
+            assert payload == (page if direct else None), path
