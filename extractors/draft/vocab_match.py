@@ -151,20 +151,40 @@ def _form_lookup() -> tuple[dict[str, tuple[Form, ...]], int, tuple[Form, ...], 
 Owners = tuple[tuple[Kind, int], ...]
 
 
+Longer = tuple[tuple["Form", str], ...]  # forms a word starts, each with the rest of its text
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a page word may start: the owners of the forms it holds whole (the word starts with
+    the form), and the forms that go on past it ("rate" of "rate limit"), with their rest. Those
+    whose rest goes on with a letter are kept by that letter: the next word must start with it."""
+
+    whole: Owners
+    by_next: dict[str, Longer]
+    loose: Longer  # rest starts with a dot, a plus, ...: checked whatever the next word
+
+
 @lru_cache(maxsize=1 << 16)  # a worker meets the same few thousand words on page after page
-def _word_plan(word: str) -> tuple[Owners, tuple[Form, ...]] | None:
-    """For a page word: the owners of the forms it holds whole (the word starts with the form),
-    and the forms it starts but that go on past it ("rate" of "rate limit"); None for neither."""
+def _word_plan(word: str) -> Plan | None:
+    """The plan of a page word; None when it starts no form."""
     by_head, longest, _, _ = _form_lookup()
     whole: list[tuple[Kind, int]] = []
-    longer: list[Form] = []
+    by_next: dict[str, list[tuple[Form, str]]] = defaultdict(list)
+    loose: list[tuple[Form, str]] = []
     for size in range(1, min(len(word), longest) + 1):
         for form in by_head.get(word[:size], ()):
             if word.startswith(form.text):
                 whole.extend(form.owners)
             elif len(word) < len(form.text) and form.text.startswith(word):
-                longer.append(form)
-    return (tuple(whole), tuple(longer)) if whole or longer else None
+                rest = form.text[len(word) :]
+                if _WORD_START.match(rest):
+                    by_next[rest[0]].append((form, rest))
+                else:
+                    loose.append((form, rest))
+    if not (whole or by_next or loose):
+        return None
+    return Plan(tuple(whole), {c: tuple(forms) for c, forms in by_next.items()}, tuple(loose))
 
 
 def candidates_in(text: str) -> dict[Kind, list[int]]:
@@ -205,17 +225,20 @@ class Mentions:
                 plan = plans.get(tokens[at])
                 if plan is None:
                     continue
-                whole, longer = plan
-                if whole:
-                    self._mark(offset, whole)
+                if plan.whole:
+                    self._mark(offset, plan.whole)
                 after = tokens[at + 1]
-                for form in longer:
-                    # Where the form goes on with a letter ("the bug" after "the"), only white
-                    # space or hyphens can stand between, so the next word must carry on with it
-                    # (a cheap test that _holds would fail anyway; "the" is most page words).
-                    rest = form.text[len(tokens[at]) :]
-                    if _WORD_START.match(rest) and not (rest.startswith(after) or after.startswith(rest)):
-                        continue
+                # Where the form goes on with a letter ("the bug" after "the"), only white space
+                # or hyphens can stand between, so the next word must carry on with it (a cheap
+                # test that _holds would fail anyway; "the" is most page words).
+                if after:
+                    wordy = plan.by_next.get(after[0], ())
+                else:  # the last word: nothing to test against
+                    wordy = tuple(pair for pairs in plan.by_next.values() for pair in pairs)
+                for form, rest in wordy:
+                    if (rest.startswith(after) or after.startswith(rest)) and self._holds(offset, form.text):
+                        self._mark(offset, form.owners)
+                for form, _ in plan.loose:
                     if self._holds(offset, form.text):
                         self._mark(offset, form.owners)
         _, _, scripts, plain = _form_lookup()
