@@ -156,6 +156,13 @@ class Context:
         folded = self.doc.text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
         return folded if len(folded) == len(self.doc.text) else None
 
+    @cached_property
+    def _bounds(self) -> tuple[list[int], list[int]] | None:
+        """The sentences' starts and ends, for touching; None unless in order and disjoint."""
+        starts = [s.start for s in self.sentences]
+        ends = [s.end for s in self.sentences]
+        return None if any(b > a for a, b in zip(starts[1:], ends, strict=False)) else (starts, ends)
+
     def touching(self, pattern: re.Pattern[str], text: str | None = None) -> set[int] | None:
         """The indices of the sentences that a match of `pattern` in the whole text (or `text`, of
         the same length) overlaps; None (check every sentence) when the sentences are not in
@@ -166,16 +173,14 @@ class Context:
         text either finds a match that starts inside the sentence, or has consumed the sentence's
         match's start with a match that overlaps it. So one scan of the text spares the
         sentences that cannot match their own search."""
-        sents = self.sentences
-        text = self.doc.text if text is None else text
-        starts = [s.start for s in sents]
-        ends = [s.end for s in sents]
-        if any(b > a for a, b in zip(starts[1:], ends, strict=False)):
+        if self._bounds is None:
             return None
+        starts, ends = self._bounds
+        text = self.doc.text if text is None else text
         out: set[int] = set()
         for m in pattern.finditer(text):
             i = bisect_right(ends, m.start())  # the first sentence ending after the match starts
-            while i < len(sents) and starts[i] < max(m.end(), m.start() + 1):
+            while i < len(starts) and starts[i] < max(m.end(), m.start() + 1):
                 out.add(i)
                 i += 1
         return out
