@@ -292,11 +292,8 @@ def _scripts_automaton() -> ahocorasick.Automaton:
     """The compacted forms with a character of another script, for one Aho-Corasick pass over
     a compacted page: every occurrence, overlapping ones too, as str.find in a loop finds them."""
     automaton = ahocorasick.Automaton()
-    owners: dict[str, list[tuple[Kind, int]]] = defaultdict(list)
-    for form in _form_lookup()[2]:
-        owners[form.text].extend(form.owners)
-    for text, own in owners.items():
-        automaton.add_word(text, (len(text), tuple(own)))
+    for form in _form_lookup()[2]:  # one Form per compacted text (see forms)
+        automaton.add_word(form.text, (len(form.text), form.owners))
     automaton.make_automaton()
     return automaton
 
