@@ -163,20 +163,20 @@ class Context:
         ends = [s.end for s in self.sentences]
         return None if any(b > a for a, b in zip(starts[1:], ends, strict=False)) else (starts, ends)
 
-    def touching(self, pattern: re.Pattern[str], text: str | None = None) -> set[int] | None:
-        """The indices of the sentences that a match of `pattern` in the whole text (or `text`, of
-        the same length) overlaps; None (check every sentence) when the sentences are not in
-        order, disjoint.
+    def touching(self, pattern: re.Pattern[str], *, folded: bool = False) -> set[int] | None:
+        """The indices of the sentences that a match of `pattern` in the whole text (in
+        Context.folded with `folded`) overlaps; None (check every sentence) when the sentences
+        are not in order, disjoint, or there is no folded text.
 
         Every sentence with a match of its own is among them, for a pattern without look-arounds,
         anchors or `\\b` (a match in a sentence is then a match in the text): the scan of the
         text either finds a match that starts inside the sentence, or has consumed the sentence's
         match's start with a match that overlaps it. So one scan of the text spares the
         sentences that cannot match their own search."""
-        if self._bounds is None:
+        text = self.folded if folded else self.doc.text
+        if self._bounds is None or text is None:
             return None
         starts, ends = self._bounds
-        text = self.doc.text if text is None else text
         out: set[int] = set()
         for m in pattern.finditer(text):
             i = bisect_right(ends, m.start())  # the first sentence ending after the match starts

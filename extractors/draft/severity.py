@@ -45,7 +45,7 @@ ZERO_TOP_ANY_CASE = re.compile(ZERO_TOP.pattern, re.I)
 
 def gated_sentences(ctx: Context) -> set[int] | None:
     """The sentences worth a GATE search: those a match in the whole page touches."""
-    return ctx.touching(GATE_FOLDED, ctx.folded) if ctx.folded is not None else None
+    return ctx.touching(GATE_FOLDED, folded=True)
 
 
 def draft_severity(ctx: Context) -> Found:

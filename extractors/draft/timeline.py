@@ -229,10 +229,8 @@ def moments(ctx: Context) -> list[Moment]:
 
 def gated_sentences(ctx: Context) -> tuple[set[int] | None, set[int] | None]:
     """The sentences that may state a time, and those that may state a date (None: any)."""
-    dated: set[int] | None = None
-    if ctx.folded is not None:
-        found = [ctx.touching(gate, ctx.folded) for gate in DATE_GATES]
-        dated = None if None in found else set().union(*found)  # type: ignore[arg-type]
+    found = [ctx.touching(gate, folded=True) for gate in DATE_GATES]
+    dated = None if None in found else set().union(*found)  # type: ignore[arg-type]
     return ctx.touching(TIME_GATE), dated
 
 
