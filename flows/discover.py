@@ -239,11 +239,12 @@ def _discover_groups(
                 queued.add(canonical)
                 if group.kind != "urls" and seen.seen(canonical):
                     entry = ledger.get(canonical)
+                    then = f", skipped then: {entry.skipped}" if entry and entry.skipped else ""
                     outcomes.append(
                         Outcome(
                             source=url,
                             status="unchanged",
-                            reason=f"seen before in {group.name}",
+                            reason=f"seen before in {group.name}{then}",
                             draft_id=entry.draft_id if entry and not entry.skipped else None,
                             url=canonical,
                         )

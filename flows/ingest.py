@@ -66,8 +66,10 @@ class Outcome(BaseModel):
     previous: str | None = None  # for `changed`: the earlier draft or record
 
     def line(self) -> str:
-        if self.status in ("skipped", "failed"):
-            return f"{self.status}  {self.source}: {self.reason}"
+        if self.status in ("skipped", "failed") or not self.draft_id:
+            # no draft to name (e.g. `unchanged` for a page skipped before): say why instead
+            why = f": {self.reason}" if self.reason else ""
+            return f"{self.status}  {self.source}{why}"
         extra = f"  (was {self.previous})" if self.previous else ""
         return f"{self.status}  {self.draft_id}  {self.source}{extra}"
 

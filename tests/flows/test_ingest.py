@@ -277,6 +277,10 @@ def test_feed_discovery_gates_and_rerun_drafts_nothing(capsys, blog: LoopbackSer
     again = _lines(rerun.out)
     assert "drafted" not in again and "changed" not in again, rerun.out
     assert len(again["unchanged"]) == 5  # the three postmortems and the two skipped, all seen
+    assert "None" not in rerun.out, rerun.out  # a source with no draft says why instead
+    unchanged = "\n".join(again["unchanged"])
+    assert "join-us.html: seen before in feed-1, skipped then: not a postmortem" in unchanged, unchanged
+    assert "tidewater-4-2.html: seen before in feed-1" in unchanged, unchanged
     assert blog.count("/posts/queue-backlog.html") == 1
     assert len(QueueStore(data_dir / "records" / "queue").ids()) == 3
 
