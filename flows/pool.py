@@ -32,8 +32,11 @@ _SAMPLE = (
 
 def warm() -> None:
     """Draft a small sample once, so this process's first real page pays no first-call cost."""
+    from extractors import language
     from flows.ingest import DraftTask, Job, draft_for_queue
 
+    # The sample's languages never reach langdetect (scripts and English are told apart first).
+    language.warm()
     url = "https://example.org/warm"
     job = Job(source=url, kind="url")
     draft_for_queue(DraftTask(job, _SAMPLE, url, url, "text/html", None, "sha256:", "2026-01-01T00:00:00Z"))

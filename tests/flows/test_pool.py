@@ -54,7 +54,10 @@ def test_a_killed_worker_loses_no_source(tmp_path: Path) -> None:
 def _is_warm() -> bool:
     import sys
 
-    return "flows._warm_worker" in sys.modules
+    from langdetect import detector_factory
+
+    # langdetect's profiles too: no page in the sample needs them, a German or French page would
+    return "flows._warm_worker" in sys.modules and detector_factory._factory is not None
 
 
 @pytest.mark.skipif("forkserver" not in multiprocessing.get_all_start_methods(), reason="no fork server")
