@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +60,33 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def _die_with_this_process() -> Callable[[], None] | None:
+    """Linux: a preexec hook that has the kernel send the child SIGTERM when this process dies,
+    however it dies (SIGKILL included), so a server started for it never outlives it."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the hook runs after fork
+    pr_set_pdeathsig = 1
+    return lambda: prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 def start_local_server() -> tuple[subprocess.Popen[bytes], str]:
-    """`prefect server start` on 127.0.0.1, waited for; serve() refuses Prefect's ephemeral mode."""
+    """`prefect server start` on 127.0.0.1, waited for; serve() refuses Prefect's ephemeral mode.
+
+    The server runs in a session of its own: Ctrl-C, or a stop signal sent to this command's
+    process group, reaches only this process, which then shuts its runner down while the server
+    still answers (the runner's shutdown calls the API, and against a server stopped alongside
+    it, retried for a minute) and stops the server last."""
     port = int(os.environ.get("INCIDENTS_PREFECT_PORT") or _free_port())
     api = f"http://127.0.0.1:{port}/api"
     proc = subprocess.Popen(
         [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=_die_with_this_process(),  # noqa: PLW1509 - no threads run yet; the hook is one syscall
     )
     deadline = time.monotonic() + SERVER_START_TIMEOUT
     while time.monotonic() < deadline:
