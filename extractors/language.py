@@ -49,7 +49,7 @@ def _langdetect(text: str) -> list[tuple[str, float]]:
 
 def warm() -> None:
     """Load langdetect's 55 language profiles now: the first page that needs them (any page in a
-    Latin-script language other than English) would otherwise pay about 0.3 s of CPU for it."""
+    Latin-script language other than English) would otherwise pay about 0.25 s of CPU for it."""
     _langdetect("Der Dienst war zwei Stunden lang nicht erreichbar, weil die Datenbank ausfiel.")
 
 

@@ -62,7 +62,8 @@ def _free_port() -> int:
 
 def _die_with_this_process() -> Callable[[], None] | None:
     """Linux: a preexec hook that has the kernel send the child SIGTERM when this process dies,
-    however it dies (SIGKILL included), so a server started for it never outlives it."""
+    however it dies (SIGKILL included), so a server started for it never outlives it. The kernel
+    ties it to the thread that starts the child: start it from the main thread, as the CLI does."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
@@ -86,7 +87,8 @@ def start_local_server() -> tuple[subprocess.Popen[bytes], str]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        preexec_fn=_die_with_this_process(),  # noqa: PLW1509 - no threads run yet; the hook is one syscall
+        # preexec_fn is unsafe where threads run; none do yet, and the hook is one syscall
+        preexec_fn=_die_with_this_process(),
     )
     deadline = time.monotonic() + SERVER_START_TIMEOUT
     while time.monotonic() < deadline:
