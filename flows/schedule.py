@@ -54,7 +54,8 @@ def deployments(sources_file: Path, data_dir: Path) -> list[Any]:
     return out
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (for a server started next)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -80,7 +81,7 @@ def start_local_server() -> tuple[subprocess.Popen[bytes], str]:
     process group, reaches only this process, which then shuts its runner down while the server
     still answers (the runner's shutdown calls the API, and against a server stopped alongside
     it, retried for a minute) and stops the server last."""
-    port = int(os.environ.get("INCIDENTS_PREFECT_PORT") or _free_port())
+    port = int(os.environ.get("INCIDENTS_PREFECT_PORT") or free_port())
     api = f"http://127.0.0.1:{port}/api"
     proc = subprocess.Popen(
         [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)],

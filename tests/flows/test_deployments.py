@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,17 +16,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from flows.schedule import free_port
 from tests.flows.pipeline_fixtures import POSTMORTEMS, env_for, serve_blog
 from tests.httpserver import LoopbackServer
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 180.0  # a fresh server migrates its database first; CI machines are slow at it
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _env(data_dir: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -118,7 +112,7 @@ def _answers(api: str) -> bool:
 
 
 def test_schedule_serves_the_group_on_its_cron_and_a_run_drafts_it(data_dir: Path, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     api = f"http://127.0.0.1:{port}/api"
     env = _env(data_dir, tmp_path, INCIDENTS_PREFECT_PORT=str(port))
     with LoopbackServer(("127.0.0.1",)) as blog:
@@ -126,7 +120,6 @@ def test_schedule_serves_the_group_on_its_cron_and_a_run_drafts_it(data_dir: Pat
         # The slow page (the feed's last entry) keeps the run going after the three drafts.
         toml = _sources(tmp_path, blog, exclude='"missing-outage"')
         proc = _schedule(toml, data_dir, env)
-        stopped = False
         try:
             _wait("served deployment", lambda: _deployment(api) is not None, proc)
             crons = [s["schedule"].get("cron") for s in _deployment(api)["schedules"]]  # type: ignore[index]
@@ -135,15 +128,15 @@ def test_schedule_serves_the_group_on_its_cron_and_a_run_drafts_it(data_dir: Pat
             _wait("drafts", lambda: len(_drafted_urls(data_dir)) >= len(POSTMORTEMS), proc)
         finally:
             stopped = _stop(proc)
-        # Stopped mid-run, promptly (its runner cancels the run through a server that still
-        # answers), and the server it started is gone with it.
+        # Stopped while the slow page keeps the run going, promptly (its runner cancels the run
+        # through a server that still answers), and the server it started is gone with it.
         assert stopped, "incidents schedule did not stop within 15 s of SIGTERM"
         assert not _answers(api)
     assert _drafted_urls(data_dir) == {blog.url(p) for p in POSTMORTEMS}
 
 
 def test_a_killed_schedule_leaves_no_server_behind(data_dir: Path, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     api = f"http://127.0.0.1:{port}/api"
     toml = tmp_path / "sources.toml"
     toml.write_text('[[source]]\nname = "b"\nfeed = "http://127.0.0.1:9/feed.xml"\nschedule = "0 6 * * *"\n')
@@ -161,7 +154,7 @@ def test_a_killed_schedule_leaves_no_server_behind(data_dir: Path, tmp_path: Pat
 
 
 def test_prefect_yaml_deploys_to_a_work_pool_that_a_worker_runs(data_dir: Path, tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     api = f"http://127.0.0.1:{port}/api"
     with LoopbackServer(("127.0.0.1",)) as blog:
         serve_blog(blog)
