@@ -69,7 +69,10 @@ def _die_with_this_process() -> Callable[[], None] | None:
         return None
     import ctypes
 
-    prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the hook runs after fork
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the hook runs after fork
+    except (OSError, AttributeError):  # a libc without prctl: the server may outlive a kill -9
+        return None
     pr_set_pdeathsig = 1
     return lambda: prctl(pr_set_pdeathsig, signal.SIGTERM)
 
