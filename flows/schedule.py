@@ -61,6 +61,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def answers(api: str) -> bool:
+    """Whether a Prefect server answers its health check at `api`."""
+    try:
+        return httpx.get(f"{api}/health", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
 def _die_with_this_process() -> Callable[[], None] | None:
     """Linux: a preexec hook that has the kernel send the child SIGTERM when this process dies,
     however it dies (SIGKILL included), so a server started for it never outlives it. The kernel
@@ -100,11 +108,8 @@ def start_local_server() -> tuple[subprocess.Popen[bytes], str]:
             raise InputError(
                 f"prefect server exited with {proc.returncode}; run `prefect server start` to see why"
             )
-        try:
-            if httpx.get(f"{api}/health", timeout=2).status_code == 200:
-                return proc, api
-        except httpx.HTTPError:
-            pass
+        if answers(api):
+            return proc, api
         time.sleep(0.5)
     proc.terminate()
     raise InputError(f"prefect server did not answer on {api} within {SERVER_START_TIMEOUT:.0f}s")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 from tests.conftest import DATA
@@ -31,6 +32,14 @@ def env_for(data_dir: Path) -> dict[str, str]:
         "INCIDENTS_MAX_RETRIES": "1",
         "INCIDENTS_RETRY_BACKOFF": "0.01",
     }
+
+
+def process_env(data_dir: Path) -> dict[str, str]:
+    """This process's environment for an `incidents` (or `prefect`) subprocess: no INCIDENTS_*
+    or Prefect API of the caller's, the loopback blog's settings (env_for) instead."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INCIDENTS_", "PREFECT_API"))}
+    env.update(env_for(data_dir))
+    return env
 
 
 def rss(server: LoopbackServer, paths: list[str], host: str = "127.0.0.1") -> bytes:

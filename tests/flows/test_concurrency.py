@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import DATA
-from tests.flows.pipeline_fixtures import env_for
+from tests.flows.pipeline_fixtures import process_env
 from tests.httpserver import LoopbackServer, Reply
 
 TEMPLATE = (DATA / "pipeline" / "en-queue-outage.html").read_text(encoding="utf-8")
@@ -29,16 +29,10 @@ def _serve_posts(server: LoopbackServer, n: int) -> list[str]:
     return urls
 
 
-def _env(data_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INCIDENTS_", "PREFECT_API"))}
-    env.update(env_for(data_dir))
-    return env
-
-
 def _ingest(data_dir: Path, listing: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "flows", "ingest", "--from-file", str(listing), "--json"],
-        env=_env(data_dir),
+        env=process_env(data_dir),
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -55,7 +49,7 @@ def _drafts(data_dir: Path) -> list[dict]:
 def _verify(data_dir: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "flows", "archive", "verify"],
-        env=_env(data_dir),
+        env=process_env(data_dir),
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from flows.schedule import free_port
-from tests.flows.pipeline_fixtures import POSTMORTEMS, env_for, serve_blog
+from flows.schedule import answers, free_port
+from tests.flows.pipeline_fixtures import POSTMORTEMS, process_env, serve_blog
 from tests.httpserver import LoopbackServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +25,7 @@ WAIT = 180.0  # a fresh server migrates its database first; CI machines are slow
 
 
 def _env(data_dir: Path, tmp_path: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INCIDENTS_", "PREFECT_API"))}
-    env.update(env_for(data_dir))
+    env = process_env(data_dir)
     env["PREFECT_HOME"] = str(tmp_path / "prefect")  # a server of its own, with a fresh database
     env.update(extra)
     return env
@@ -104,13 +103,6 @@ def _schedule(toml: Path, data_dir: Path, env: dict[str, str]) -> subprocess.Pop
     )
 
 
-def _answers(api: str) -> bool:
-    try:
-        return httpx.get(f"{api}/health", timeout=5).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 def test_schedule_serves_the_group_on_its_cron_and_a_run_drafts_it(data_dir: Path, tmp_path: Path) -> None:
     port = free_port()
     api = f"http://127.0.0.1:{port}/api"
@@ -131,7 +123,7 @@ def test_schedule_serves_the_group_on_its_cron_and_a_run_drafts_it(data_dir: Pat
         # Stopped while the slow page keeps the run going, promptly (its runner cancels the run
         # through a server that still answers), and the server it started is gone with it.
         assert stopped, "incidents schedule did not stop within 15 s of SIGTERM"
-        assert not _answers(api)
+        assert not answers(api)
     assert _drafted_urls(data_dir) == {blog.url(p) for p in POSTMORTEMS}
 
 
@@ -146,9 +138,9 @@ def test_a_killed_schedule_leaves_no_server_behind(data_dir: Path, tmp_path: Pat
         proc.kill()  # SIGKILL: no cleanup of its own runs
         proc.wait()
         deadline = time.monotonic() + 30
-        while _answers(api) and time.monotonic() < deadline:
+        while answers(api) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not _answers(api), "the Prefect server outlived the killed `incidents schedule`"
+        assert not answers(api), "the Prefect server outlived the killed `incidents schedule`"
     finally:
         _stop(proc)
 
@@ -176,7 +168,7 @@ def test_prefect_yaml_deploys_to_a_work_pool_that_a_worker_runs(data_dir: Path, 
             start_new_session=True,
         )
         try:
-            _wait("Prefect server", lambda: _answers(api), server)
+            _wait("Prefect server", lambda: answers(api), server)
             _prefect(env, "work-pool", "create", "incidents", "--type", "process")
             _prefect(env, "--no-prompt", "deploy", "--all")  # the README's steps, from the checkout
             assert _deployment(api)["work_pool_name"] == "incidents"  # type: ignore[index]
