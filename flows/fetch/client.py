@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,*/*;q=0.1"
 GONE_STATUSES = frozenset({404, 410})
 ROBOTS_MAX_REDIRECTS = 5  # RFC 9309 2.3.1.2
+IDLE_CONNECTIONS = 64  # kept open between requests, one per host (closed after 5 s idle)
 
 
 class _GuardedTransport(httpx.HTTPTransport):
@@ -127,9 +128,12 @@ class Fetcher:
     def __init__(self, settings: Settings, *, resolver: Resolver | None = None) -> None:
         self._s = settings
         self._guard = AddressGuard(settings.allow_hosts, resolver)
-        limits = httpx.Limits(
-            max_connections=max(4, settings.concurrency * 2), max_keepalive_connections=settings.concurrency
-        )
+        # Hosts are fetched in turn (fetch_order), so a host's idle connection has to wait out a
+        # request to every other host: capped at the concurrency, a run over more hosts than
+        # threads reconnected (and redid TLS) for every request. In flight stays <= concurrency
+        # (HostGate); the pool only bounds the idle ones.
+        idle = max(IDLE_CONNECTIONS, settings.concurrency)
+        limits = httpx.Limits(max_connections=idle + settings.concurrency, max_keepalive_connections=idle)
         self._client = httpx.Client(
             transport=_GuardedTransport(self._guard, limits, settings.ca_bundle),
             follow_redirects=False,

@@ -11,6 +11,7 @@ from flows.fetch import Fetcher
 from flows.fetch.errors import SourceGone
 from flows.settings import Settings
 from schema.errors import SkipSource
+from tests.flows.fetch.conftest import HOSTS, fast_settings
 from tests.httpserver import LoopbackServer, Reply
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(64)
@@ -134,6 +135,18 @@ def test_unwanted_replies_leave_the_connection_open(settings: Settings, loopback
         assert fetcher.fetch(loopback.url("/p"), conditional=capture).outcome == "unchanged"
     peers = {hit.peer for hit in loopback.hits() if hit.path in ("/p", "/gone")}
     assert len(loopback.hits("/p")) == 5 and len(peers) == 1
+
+
+def test_one_connection_per_host_whatever_the_concurrency(data_dir: Path, loopback: LoopbackServer) -> None:
+    """Fetch threads take hosts in turn, so with fewer threads than hosts each host's connection
+    must outlive the requests to the others: idle connections are not capped by the concurrency."""
+    loopback.route("/p", Reply(body=b"<html><body>v1</body></html>", headers={"Content-Type": "text/html"}))
+    with Fetcher(fast_settings(data_dir, concurrency=1)) as fetcher:
+        for _ in range(3):
+            for host in HOSTS:
+                assert fetcher.fetch(loopback.url("/p", host=host)).outcome == "fetched"
+    peers = {(hit.host, hit.peer) for hit in loopback.hits("/p")}
+    assert len(loopback.hits("/p")) == 9 and len(peers) == len(HOSTS)
 
 
 def test_accept_widens_the_types_for_discovery(settings: Settings, loopback: LoopbackServer) -> None:
