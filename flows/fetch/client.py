@@ -27,6 +27,7 @@ from flows.fetch.content import ACCEPTED_TYPES, media_type, sniff
 from flows.fetch.errors import HTTPStatusFailure, SourceGone
 from flows.fetch.guard import AddressGuard, GuardedBackend, Resolver
 from flows.fetch.politeness import HostGate
+from flows.fetch.pools import OriginPools
 from flows.fetch.result import FetchResult, Hop
 from flows.fetch.retry import RETRY_STATUSES, backoff_delay, parse_retry_after
 from flows.fetch.robots import ROBOTS_MAX_BYTES, RobotsCache
@@ -42,24 +43,34 @@ log = logging.getLogger(__name__)
 ACCEPT = "text/html,application/xhtml+xml,text/plain;q=0.9,text/markdown;q=0.9,*/*;q=0.1"
 GONE_STATUSES = frozenset({404, 410})
 ROBOTS_MAX_REDIRECTS = 5  # RFC 9309 2.3.1.2
-IDLE_CONNECTIONS = 64  # kept open between requests, one per host (closed after 5 s idle)
+# Keep-alive: one idle connection per host, for this many hosts (see flows/fetch/pools.py)
+IDLE_HOSTS = 64
+KEEPALIVE_SECONDS = 5.0
 
 
 class _GuardedTransport(httpx.HTTPTransport):
-    """httpx's transport over a connection pool whose sockets come from the GuardedBackend.
+    """httpx's transport over connection pools (one per origin) whose sockets come from the
+    GuardedBackend.
 
-    httpx does not expose httpcore's `network_backend`, so we rebuild the pool it made; the
+    httpx does not expose httpcore's `network_backend`, so we replace the pool it made; the
     test tests/flows/fetch/test_guard.py fails if a future httpx stops using `_pool`."""
 
-    def __init__(self, guard: AddressGuard, limits: httpx.Limits, extra_ca: str = "") -> None:
+    def __init__(self, guard: AddressGuard, concurrency: int, extra_ca: str = "") -> None:
         # HTTPTransport.__init__ would only build a pool we replace (and load the CA bundle again).
-        self._pool = httpcore.ConnectionPool(
-            ssl_context=_ssl_context(extra_ca),
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            network_backend=GuardedBackend(guard),
-        )
+        backend = GuardedBackend(guard)
+        context = _ssl_context(extra_ca)
+
+        def origin_pool() -> httpcore.ConnectionPool:
+            # One request in flight per host (HostGate); robots.txt and a page may overlap.
+            return httpcore.ConnectionPool(
+                ssl_context=context,
+                max_connections=max(2, concurrency),
+                max_keepalive_connections=1,
+                keepalive_expiry=KEEPALIVE_SECONDS,
+                network_backend=backend,
+            )
+
+        self._pool = OriginPools(origin_pool, IDLE_HOSTS)  # type: ignore[assignment]
 
 
 @functools.cache
@@ -128,14 +139,8 @@ class Fetcher:
     def __init__(self, settings: Settings, *, resolver: Resolver | None = None) -> None:
         self._s = settings
         self._guard = AddressGuard(settings.allow_hosts, resolver)
-        # Hosts are fetched in turn (fetch_order), so a host's idle connection has to wait out a
-        # request to every other host: capped at the concurrency, a run over more hosts than
-        # threads reconnected (and redid TLS) for every request. In flight stays <= concurrency
-        # (HostGate); the pool only bounds the idle ones.
-        idle = max(IDLE_CONNECTIONS, settings.concurrency)
-        limits = httpx.Limits(max_connections=idle + settings.concurrency, max_keepalive_connections=idle)
         self._client = httpx.Client(
-            transport=_GuardedTransport(self._guard, limits, settings.ca_bundle),
+            transport=_GuardedTransport(self._guard, settings.concurrency, settings.ca_bundle),
             follow_redirects=False,
             trust_env=False,  # an environment proxy would connect for us, past the guard
             # No cookies kept: each fetch stands alone (reproducible, and no tracking across sites).

@@ -123,7 +123,8 @@ def test_name_that_does_not_resolve_is_gone(data_dir: Path) -> None:
 
 def test_transport_really_uses_the_guarded_backend() -> None:
     # httpx builds its pool privately; if a release stops using `_pool`, this fails loudly.
-    from httpx import Limits
+    from flows.fetch.pools import OriginPools
 
-    transport = _GuardedTransport(AddressGuard(""), Limits())
-    assert isinstance(transport._pool._network_backend, GuardedBackend)
+    transport = _GuardedTransport(AddressGuard(""), concurrency=2)
+    assert isinstance(transport._pool, OriginPools)
+    assert isinstance(transport._pool._make_pool()._network_backend, GuardedBackend)
