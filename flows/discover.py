@@ -20,6 +20,7 @@ from flows.store.sqlite import SqliteStore
 from schema.errors import FetchError, IngestError, InputError
 
 if TYPE_CHECKING:
+    from flows.fetch import Fetcher
     from flows.pipeline import IngestRequest
 
 # A sitemap may be gzipped; inflate at most this much (a sitemap holds at most 50 MB by the spec).
@@ -176,8 +177,11 @@ def groups_of(request: IngestRequest) -> list[SourceGroup]:
     return groups
 
 
-def discover(request: IngestRequest, settings: Settings) -> tuple[list[Job], list[Outcome]]:
-    """Jobs for every new entry of every listing; outcomes for what was left out, and why."""
+def discover(
+    request: IngestRequest, settings: Settings, *, fetcher: Fetcher | None = None
+) -> tuple[list[Job], list[Outcome]]:
+    """Jobs for every new entry of every listing; outcomes for what was left out, and why.
+    `fetcher`: the run's (see ingest_flow); without one, discovery opens its own."""
     jobs: list[Job] = []
     outcomes: list[Outcome] = []
     if request.from_file:
@@ -195,7 +199,12 @@ def discover(request: IngestRequest, settings: Settings) -> tuple[list[Job], lis
     seen = SeenStore(settings.raw_dir / "discovery.sqlite")
     ledger = Ledger(settings.raw_dir / "ledger.sqlite")
     try:
-        return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger)
+        if fetcher is not None:
+            return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, fetcher)
+        from flows.fetch import Fetcher
+
+        with Fetcher(settings) as own:
+            return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, own)
     finally:
         seen.close()
         ledger.close()
@@ -209,12 +218,13 @@ def _discover_groups(
     outcomes: list[Outcome],
     seen: SeenStore,
     ledger: Ledger,
+    fetcher: Fetcher,
 ) -> tuple[list[Job], list[Outcome]]:
     from flows.archive import Archive
-    from flows.fetch import Fetcher, canonicalize_url
+    from flows.fetch import canonicalize_url
 
     queued: set[str] = set()
-    with Fetcher(settings) as fetcher, Archive(settings) as archive:
+    with Archive(settings) as archive:
 
         def fetch(url: str) -> tuple[bytes, str | None]:
             result = fetcher.fetch(url, accept=LISTING_TYPES)

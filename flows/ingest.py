@@ -15,7 +15,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from queue import SimpleQueue
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -27,6 +27,9 @@ from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore, draft_text
 from schema.draft import Confidence, Draft
 from schema.errors import IngestError, SkipSource
+
+if TYPE_CHECKING:
+    from flows.fetch import Fetcher
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +162,15 @@ def _override_org(draft: Draft, org: str) -> Draft:
 class Ingestor:
     """The stages for one process, over one archive, one queue and one ledger."""
 
-    def __init__(self, settings: Settings, *, pool: cf.Executor | None = None, gate: bool = True) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        pool: cf.Executor | None = None,
+        gate: bool = True,
+        fetcher: Fetcher | None = None,
+    ) -> None:
+        """`fetcher`: one to share (the caller closes it); by default the Ingestor opens its own."""
         from flows.archive import Archive
 
         self.settings = settings
@@ -168,12 +179,13 @@ class Ingestor:
         self.ledger = Ledger(settings.raw_dir / "ledger.sqlite")
         self.pool = pool
         self.gate = gate
-        self._fetcher = None
+        self._fetcher = fetcher
+        self._owns_fetcher = fetcher is None
         self._fetcher_lock = threading.Lock()
 
     # -- the I/O stages: each returns a finished Outcome or DraftTasks for the CPU stage --
 
-    def _fetcher_once(self):  # type: ignore[no-untyped-def]
+    def _fetcher_once(self) -> Fetcher:
         # Locked: the fetch threads all start at once, and each would build its own client (and
         # TLS context, ~50 ms of CPU) and leak all but the last.
         with self._fetcher_lock:
@@ -184,7 +196,7 @@ class Ingestor:
             return self._fetcher
 
     def close(self) -> None:
-        if self._fetcher is not None:
+        if self._fetcher is not None and self._owns_fetcher:
             self._fetcher.close()
         self.archive.close()
         self.ledger.close()
@@ -498,9 +510,10 @@ def ingest_each(
     pool: cf.Executor | None = None,
     on_outcome: Callable[[Outcome], None] | None = None,
     gate: bool = True,
+    fetcher: Fetcher | None = None,
 ) -> list[list[Outcome]]:
     """The plain function behind the flow's batch task: each job's outcomes, in job order."""
-    ingestor = Ingestor(settings, pool=pool, gate=gate)
+    ingestor = Ingestor(settings, pool=pool, gate=gate, fetcher=fetcher)
     try:
         return ingestor.run(jobs, on_outcome=on_outcome)
     finally:

@@ -37,6 +37,7 @@ from prefect.utilities.annotations import quote
 from pydantic import BaseModel, Field
 
 from flows.discover import discover, remember
+from flows.fetch import Fetcher
 from flows.ingest import POOL_THRESHOLD, Job, Outcome, fetch_order, ingest_each, job_for
 from flows.pool import make_pool, start_server
 from flows.settings import Settings
@@ -82,9 +83,11 @@ def _on_outcome() -> Callable[[Outcome], None] | None:
 
 
 @task(name="discover", cache_policy=NONE)
-def discover_task(request: IngestRequest, settings: Settings) -> tuple[list[Job], list[Outcome]]:
+def discover_task(
+    request: IngestRequest, settings: Settings, fetcher: Fetcher | None = None
+) -> tuple[list[Job], list[Outcome]]:
     direct = [job_for(s, url=request.url) for s in request.sources]
-    jobs, outcomes = discover(request, settings)
+    jobs, outcomes = discover(request, settings, fetcher=fetcher)
     listener = reporter.get()
     if listener:
         listener.total(len(direct) + len(jobs) + len(outcomes))
@@ -95,9 +98,11 @@ def discover_task(request: IngestRequest, settings: Settings) -> tuple[list[Job]
 
 @task(name="ingest-batch", cache_policy=NONE)
 def ingest_batch(
-    jobs: list[Job], settings: Settings, pool: cf.Executor | None, gate: bool
+    jobs: list[Job], settings: Settings, pool: cf.Executor | None, gate: bool, fetcher: Fetcher | None = None
 ) -> list[list[Outcome]]:
-    return ingest_each(jobs, settings=settings, pool=pool, on_outcome=_on_outcome(), gate=gate)
+    return ingest_each(
+        jobs, settings=settings, pool=pool, on_outcome=_on_outcome(), gate=gate, fetcher=fetcher
+    )
 
 
 class Outcomes(quote[list[Outcome]]):
@@ -130,8 +135,10 @@ async def ingest_flow(
     if settings is None:
         settings = Settings() if data_dir is None else Settings(data_dir=Path(data_dir))
     workers = warm_workers(request)  # the fork server warms while discovery and fetching run
-    with SyncClientContext.get_or_create():  # one API client for every task (module docstring)
-        jobs, outcomes = discover_task(request, settings)
+    # One fetcher for the whole run: its per-host pacing, robots.txt rules and connections
+    # carry over from discovery to the batches and from batch to batch.
+    with SyncClientContext.get_or_create(), Fetcher(settings) as fetcher:
+        jobs, outcomes = discover_task(request, settings, fetcher)
         pool = make_pool(workers) if workers > 1 and len(jobs) >= POOL_THRESHOLD else None
         # Batches are cut from the fetch order (hosts in turn), so that a batch of one blog's
         # entries does not fetch one page at a time; the report keeps the sources' own order.
@@ -143,7 +150,8 @@ async def ingest_flow(
                 # quote(): Prefect would otherwise walk every Job of the batch looking for futures
                 # (about 0.15 s for 200); the task still receives the plain list.
                 batch = quote([jobs[i] for i in picked])
-                for i, done in zip(picked, ingest_batch(batch, settings, pool, request.gate), strict=True):
+                outcomes_of = ingest_batch(batch, settings, pool, request.gate, fetcher)
+                for i, done in zip(picked, outcomes_of, strict=True):
                     each[i] = done
         finally:
             if pool is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -236,6 +237,38 @@ def test_batches_are_cut_with_hosts_in_turn_and_the_report_keeps_the_sources_ord
         outcomes = pipeline.run_ingest(request, _one_thread(data_dir))
         assert _fetched(server) == IN_TURN
     assert [o.source for o in outcomes] == urls and {o.status for o in outcomes} == {"drafted"}
+
+
+def test_politeness_and_robots_hold_across_discovery_and_batches(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One host's feed and posts, in two batches: every request to it waits the interval after
+    the one before, at the seams between discovery and the batches too, and robots.txt is
+    fetched once a run."""
+    import flows.pipeline as pipeline
+    from flows.settings import Settings
+    from tests.flows.pipeline_fixtures import rss
+
+    monkeypatch.setattr(pipeline, "BATCH_SIZE", 2)
+    interval = 0.3
+    with LoopbackServer(("127.0.0.1",)) as server:
+        paths = []
+        for n in range(4):
+            path = f"/posts/{n}.html"
+            body = SAMPLE.read_bytes().replace(b"</h1>", f"</h1><p>Post {n}.</p>".encode(), 1)
+            server.route(path, Reply(body=body, headers={"Content-Type": "text/html"}))
+            paths.append(path)
+        server.route(
+            "/feed.xml", Reply(body=rss(server, paths), headers={"Content-Type": "application/rss+xml"})
+        )
+        settings = Settings(data_dir=data_dir, allow_hosts="127.0.0.1", min_interval=interval, concurrency=4)
+        request = pipeline.IngestRequest(feeds=[server.url("/feed.xml")], workers=1, gate=False)
+        outcomes = pipeline.run_ingest(request, settings)
+        hits = server.hits()
+    assert sorted(o.status for o in outcomes) == ["drafted"] * 4
+    assert [h.path for h in hits].count("/robots.txt") == 1
+    gaps = [(b.path, round(b.at - a.at, 3)) for a, b in pairwise(hits)]
+    assert len(hits) == 6 and min(g for _, g in gaps) >= interval - 0.05, gaps
 
 
 def test_a_changed_page_gets_a_new_draft_linked_to_the_old(
