@@ -443,8 +443,9 @@ class Ingestor:
     def _finish_drafted(self, task: DraftTask, future: cf.Future[Drafted]) -> Outcome:
         try:
             drafted = future.result()
-        except BrokenProcessPool:
-            # A worker died (killed, out of memory): the pool is gone, the source is not.
+        except (BrokenProcessPool, cf.CancelledError):
+            # A worker died (killed, out of memory), or a Dask cluster went away with the page:
+            # the pool is gone, the source is not.
             log.warning("extraction worker died; drafting %s in this process", task.job.source)
             self.pool = None
             return self._finish_inline(task)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import logging
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -39,10 +40,12 @@ from pydantic import BaseModel, Field
 from flows.discover import discover, remember
 from flows.fetch import Fetcher
 from flows.ingest import POOL_THRESHOLD, Job, Outcome, fetch_order, ingest_each, job_for
-from flows.pool import make_pool, start_server
+from flows.pool import dask_pool, make_pool, start_server
 from flows.settings import Settings
+from schema.errors import InputError
 
 BATCH_SIZE = 500
+log = logging.getLogger(__name__)
 
 
 class Reporter(Protocol):
@@ -139,7 +142,7 @@ async def ingest_flow(
     # carry over from discovery to the batches and from batch to batch.
     with SyncClientContext.get_or_create(), Fetcher(settings) as fetcher:
         jobs, outcomes = discover_task(request, settings, fetcher)
-        pool = make_pool(workers) if workers > 1 and len(jobs) >= POOL_THRESHOLD else None
+        pool = extraction_pool(settings, workers, len(jobs))
         # Batches are cut from the fetch order (hosts in turn), so that a batch of one blog's
         # entries does not fetch one page at a time; the report keeps the sources' own order.
         order = fetch_order(jobs)
@@ -168,6 +171,20 @@ def run_ingest(request: IngestRequest, settings: Settings) -> list[Outcome]:
     # default result storage), which would otherwise build a second client and TLS context.
     with SyncClientContext.get_or_create():
         return asyncio.run(ingest_flow(request, settings)).unquote()
+
+
+def extraction_pool(settings: Settings, workers: int, jobs: int) -> cf.Executor | None:
+    """Where the CPU stage runs: a Dask cluster when one is configured and answers, else local
+    worker processes; None (this process) for a run too small to be worth starting them."""
+    if jobs < POOL_THRESHOLD:
+        return None
+    if settings.dask_scheduler:
+        try:
+            return dask_pool(settings.dask_scheduler, timeout=settings.connect_timeout)
+        except InputError as exc:
+            # A scheduled run still gets its sources drafted; the warning says what to fix.
+            log.warning("%s; drafting on this machine instead", exc)
+    return make_pool(workers) if workers > 1 else None
 
 
 def warm_workers(request: IngestRequest) -> int:

@@ -6,6 +6,9 @@ server is started once per process, clean and single-threaded (so forking it is 
 forking this process, which runs Prefect's and httpx's threads); it imports and warms the
 drafter once, and each worker is a fork of it that starts warm in milliseconds. Where there is
 no fork server (Windows), workers are spawned as before.
+
+With INCIDENTS_DASK_SCHEDULER set, the workers are a Dask cluster's instead (DaskPool): the CPU
+stage fans out across machines while fetching stays polite in one process.
 """
 
 from __future__ import annotations
@@ -13,7 +16,13 @@ from __future__ import annotations
 import concurrent.futures as cf
 import multiprocessing
 import threading
+from collections.abc import Callable
 from multiprocessing.context import BaseContext
+from typing import Any, TypeVar
+
+from schema.errors import InputError
+
+T = TypeVar("T")
 
 # Imported by the fork server before it forks a worker; see flows/_warm_worker.py.
 PRELOAD = ["flows._warm_worker"]
@@ -62,3 +71,39 @@ def start_server() -> None:
 
 def make_pool(workers: int) -> cf.ProcessPoolExecutor:
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+
+
+class DaskPool(cf.Executor):
+    """The CPU stage on a Dask cluster: each page is one task on its workers, and its draft comes
+    back over Dask's own protocol. The workers need incident-ingest installed (they import the
+    drafter); fetching, archiving and queueing stay in the ingest process, so politeness and the
+    data directory are unchanged."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        # pure=False: two equal pages are two sources, and hashing each page to find out costs time
+        self._executor = client.get_executor(pure=False)
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> cf.Future[T]:
+        return self._executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        try:
+            self._executor.shutdown(wait=wait and not cancel_futures)
+        finally:
+            self._client.close()
+
+
+def dask_pool(address: str, timeout: float) -> DaskPool:
+    """A DaskPool on the scheduler at `address`; InputError when it cannot be had."""
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise InputError(
+            f"INCIDENTS_DASK_SCHEDULER={address} needs dask.distributed: pip install 'incident-ingest[dask]'"
+        ) from exc
+    try:
+        client = Client(address, timeout=timeout, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
+    return DaskPool(client)

@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     ca_bundle: str = ""  # extra CA certificates (PEM file) to trust, e.g. an intranet CA
     concurrency: int = 8
     warc_max_bytes: int = 100 * 1024 * 1024
+    # Extraction and drafting on a Dask cluster (tcp://host:8786) instead of local processes.
+    dask_scheduler: str = ""
     # Review and read access.
     review_token: str = ""
     library_base_url: str = "https://benchlet.com/incidentlib/app/cases/"

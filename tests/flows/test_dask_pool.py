@@ -1,0 +1,72 @@
+"""The CPU stage on a real Dask cluster (scheduler and a worker process on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from flows.pipeline import IngestRequest, extraction_pool, run_ingest
+from flows.pool import DaskPool
+from flows.schedule import free_port
+from flows.settings import Settings
+from tests.conftest import DATA
+
+distributed = pytest.importorskip("distributed")
+pytestmark = pytest.mark.usefixtures("prefect_harness")
+
+PAGES = [DATA / "pipeline" / n for n in ("en-queue-outage.html", "ko-db-failover.html", "ja-cdn-cache.html")]
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[object]:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as running:
+        yield running
+
+
+def _pages(tmp: Path, n: int) -> list[str]:
+    paths = []
+    for i in range(n):
+        page = tmp / f"post-{i}.html"
+        page.write_bytes(PAGES[i % 3].read_bytes().replace(b"</h1>", f"</h1><p>Post {i}.</p>".encode(), 1))
+        paths.append(str(page))
+    return paths
+
+
+def test_a_dask_cluster_drafts_what_local_workers_draft(tmp_path: Path, cluster) -> None:  # type: ignore[no-untyped-def]
+    sources = _pages(tmp_path, 9)
+    request = IngestRequest(sources=sources, workers=2)
+    local = run_ingest(request, Settings(data_dir=tmp_path / "local"))
+    address = cluster.scheduler_address
+    on_dask = run_ingest(request, Settings(data_dir=tmp_path / "dask", dask_scheduler=address))
+    assert [o.status for o in local] == ["drafted"] * 9
+    assert [(o.status, o.draft_id) for o in on_dask] == [(o.status, o.draft_id) for o in local]
+    done = cluster.scheduler.task_prefixes["draft_for_queue"].state_counts["memory"]
+    assert done == 9  # every page was drafted on the cluster's worker, none fell back here
+
+
+def test_an_unreachable_scheduler_falls_back_to_local_workers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    address = f"tcp://127.0.0.1:{free_port()}"  # nothing listens there
+    settings = Settings(data_dir=tmp_path, dask_scheduler=address, connect_timeout=1.0)
+    with caplog.at_level(logging.WARNING, logger="flows.pipeline"):
+        pool = extraction_pool(settings, workers=2, jobs=20)
+    assert isinstance(pool, cf.ProcessPoolExecutor)
+    pool.shutdown()
+    assert f"cannot reach the Dask scheduler at {address}" in caplog.text
+    assert "drafting on this machine instead" in caplog.text
+
+
+def test_a_small_run_stays_in_this_process(tmp_path: Path, cluster) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(data_dir=tmp_path, dask_scheduler=cluster.scheduler_address)
+    assert extraction_pool(settings, workers=2, jobs=3) is None
+    pool = extraction_pool(settings, workers=2, jobs=30)
+    assert isinstance(pool, DaskPool)
+    assert pool.submit(sum, [1, 2, 3]).result(timeout=30) == 6
+    pool.shutdown(wait=True, cancel_futures=True)
