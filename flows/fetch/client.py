@@ -25,7 +25,7 @@ from flows.clock import utc_now
 from flows.fetch.body import BodySink, BodyTooLarge
 from flows.fetch.content import ACCEPTED_TYPES, media_type, sniff
 from flows.fetch.errors import HTTPStatusFailure, SourceGone
-from flows.fetch.guard import AddressGuard, GuardedBackend, Resolver
+from flows.fetch.guard import AddressGuard, GuardedBackend, QuietTLSSocket, Resolver
 from flows.fetch.politeness import HostGate
 from flows.fetch.pools import OriginPools
 from flows.fetch.result import FetchResult, Hop
@@ -77,6 +77,7 @@ class _GuardedTransport(httpx.HTTPTransport):
 def _ssl_context(extra_ca: str = "") -> ssl.SSLContext:
     """Loading the CA bundle takes ~0.1 s; one context serves every Fetcher and thread."""
     context = httpx.create_ssl_context(trust_env=False)
+    context.sslsocket_class = QuietTLSSocket
     if extra_ca:
         try:
             context.load_verify_locations(cafile=extra_ca)

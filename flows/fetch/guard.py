@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 import typing
 from collections.abc import Callable, Iterable
 
@@ -103,6 +104,51 @@ class AddressGuard:
         return addresses
 
 
+_UNSET = object()
+
+
+class _Quiet:
+    """Skips the system calls httpcore repeats on every request over a connected socket.
+
+    httpcore sets the timeout before each read and write, and the WARC record asks for the peer
+    address of every response: each is a system call, and each lets another fetch thread take the
+    GIL, which on a re-run of 304s cost more CPU than the calls themselves. The timeout is set
+    only when it changes (it is the read timeout until a URL's deadline comes near); the peer
+    address is read once. Class-level defaults: ssl builds its sockets without __init__."""
+
+    _quiet_timeout: object = _UNSET
+    _quiet_peer: object = _UNSET
+
+    def settimeout(self, value: float | None) -> None:
+        if value != self._quiet_timeout:
+            super().settimeout(value)  # type: ignore[misc]
+            self._quiet_timeout = value
+
+    def setblocking(self, flag: bool) -> None:
+        super().setblocking(flag)  # type: ignore[misc]
+        self._quiet_timeout = _UNSET
+
+    def getpeername(self) -> typing.Any:
+        if self._quiet_peer is _UNSET:
+            self._quiet_peer = super().getpeername()  # type: ignore[misc]
+        return self._quiet_peer
+
+
+class QuietSocket(_Quiet, socket.socket):
+    """A plain connection's socket (see _Quiet)."""
+
+    @classmethod
+    def adopt(cls, sock: socket.socket) -> QuietSocket:
+        timeout = sock.gettimeout()
+        quiet = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        quiet.settimeout(timeout)
+        return quiet
+
+
+class QuietTLSSocket(_Quiet, ssl.SSLSocket):
+    """A TLS connection's socket (see _Quiet): our SSL context's sslsocket_class."""
+
+
 class GuardedBackend(httpcore.SyncBackend):
     """httpcore's socket backend, connecting only to addresses the guard has checked.
 
@@ -139,5 +185,5 @@ class GuardedBackend(httpcore.SyncBackend):
             for option in socket_options or []:
                 sock.setsockopt(*option)
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            return SyncStream(sock)
+            return SyncStream(QuietSocket.adopt(sock))
         raise httpcore.ConnectError(f"{last}")

@@ -9,7 +9,7 @@ import pytest
 
 from flows.fetch import AddressRefused, Fetcher, SourceGone
 from flows.fetch.client import _GuardedTransport
-from flows.fetch.guard import AddressGuard, GuardedBackend
+from flows.fetch.guard import AddressGuard, GuardedBackend, QuietSocket
 from tests.flows.fetch.conftest import fast_settings
 from tests.httpserver import LoopbackServer, Reply
 
@@ -128,3 +128,32 @@ def test_transport_really_uses_the_guarded_backend() -> None:
     transport = _GuardedTransport(AddressGuard(""), concurrency=2)
     assert isinstance(transport._pool, OriginPools)
     assert isinstance(transport._pool._make_pool()._network_backend, GuardedBackend)
+
+
+def test_a_connection_sets_its_timeout_only_when_it_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each set is a system call that hands the GIL to another fetch thread; httpcore sets it
+    before every read and write."""
+    calls: list[float | None] = []
+    real = socket.socket.settimeout
+
+    def spy(self: socket.socket, value: float | None) -> None:
+        calls.append(value)
+        real(self, value)
+
+    monkeypatch.setattr(socket.socket, "settimeout", spy)
+    mine, theirs = socket.socketpair()
+    theirs.settimeout(2.5)
+    quiet = QuietSocket.adopt(theirs)
+    assert quiet.gettimeout() == 2.5  # kept from the socket it adopted
+    calls.clear()
+    for _ in range(3):
+        quiet.settimeout(30.0)
+    quiet.settimeout(5.0)
+    quiet.setblocking(True)  # changes the timeout behind the cache's back
+    quiet.settimeout(5.0)
+    assert calls == [30.0, 5.0, 5.0] and quiet.gettimeout() == 5.0
+    mine.sendall(b"ping")
+    assert quiet.recv(4) == b"ping"
+    assert quiet.getpeername() == quiet.getpeername()
+    mine.close()
+    quiet.close()
