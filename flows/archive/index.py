@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -57,6 +57,7 @@ CREATE TABLE IF NOT EXISTS link_checks (
 """
 
 _FIELDS = tuple(Capture.__dataclass_fields__)
+_CHUNK = 300  # URLs a query in the bulk lookups: three lists of them stay under SQLite's 999 variables
 
 
 class Index:
@@ -118,6 +119,27 @@ class Index:
             (url, url, url, *kinds),
         )
         return self._capture(rows[0]) if rows else None
+
+    def latest_many(self, urls: Collection[str], *, kinds: tuple[str, ...]) -> dict[str, Capture]:
+        """`latest` for many URLs at once (those with no capture are left out), a query a chunk."""
+        wanted = set(urls)
+        best: dict[str, tuple[tuple[str, int], Capture]] = {}
+        marks = ", ".join("?" for _ in kinds)
+        listed = sorted(wanted)
+        for start in range(0, len(listed), _CHUNK):
+            chunk = listed[start : start + _CHUNK]
+            ins = ", ".join("?" for _ in chunk)
+            rows = self.query(
+                f"SELECT rowid AS row_number, * FROM captures WHERE kind IN ({marks}) AND "
+                f"(canonical_url IN ({ins}) OR url IN ({ins}) OR requested_url IN ({ins}))",
+                (*kinds, *chunk, *chunk, *chunk),
+            )
+            for row in rows:
+                order = (row["captured_at"], row["row_number"])
+                for key in {row["canonical_url"], row["url"], row["requested_url"]} & wanted:
+                    if key not in best or best[key][0] < order:
+                        best[key] = (order, self._capture(row))
+        return {key: capture for key, (_order, capture) in best.items()}
 
     def with_digest(self, canonical_url: str, digest: str) -> Capture | None:
         """The first capture of this URL whose stored payload has this digest (for revisits)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from datetime import datetime
 from io import BytesIO
 from pathlib import Path
@@ -263,6 +263,12 @@ class Archive:
         if found is None and "://" in url_or_canonical:
             found = self.index.latest(canonicalize_url(url_or_canonical), kinds=PAYLOAD_KINDS)
         return found
+
+    def latest_many(self, urls: Collection[str]) -> dict[str, Capture | None]:
+        """`latest` of each URL, in two queries a few hundred URLs rather than one or two each."""
+        canonical = {url: canonicalize_url(url) if "://" in url else url for url in urls}
+        found = self.index.latest_many({*canonical, *canonical.values()}, kinds=PAYLOAD_KINDS)
+        return {url: found.get(url) or found.get(canonical[url]) for url in canonical}
 
     def captures(self, *, url_prefix: str | None = None) -> list[Capture]:
         return self.index.captures(url_prefix=url_prefix)

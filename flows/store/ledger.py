@@ -6,10 +6,13 @@ Losing it costs only speed: the queue's content-derived draft ids still catch ev
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from flows.store.sqlite import SqliteStore
+
+_CHUNK = 500  # URLs a query (SQLite allows 999 variables)
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,18 @@ class Ledger(SqliteStore):
     def get(self, url: str) -> Entry | None:
         row = self.one("SELECT url, digest, draft_id, snapshot, skipped FROM sources WHERE url = ?", (url,))
         return Entry(*row) if row else None
+
+    def get_many(self, urls: Collection[str]) -> dict[str, Entry]:
+        """The entries of those URLs that have one, a query a few hundred URLs."""
+        listed = sorted(set(urls))
+        found: dict[str, Entry] = {}
+        for start in range(0, len(listed), _CHUNK):
+            chunk = listed[start : start + _CHUNK]
+            marks = ", ".join("?" for _ in chunk)
+            sql = f"SELECT url, digest, draft_id, snapshot, skipped FROM sources WHERE url IN ({marks})"
+            for row in self.all(sql, tuple(chunk)):
+                found[row[0]] = Entry(*row)
+        return found
 
     def put(self, entry: Entry) -> None:
         self.execute(

@@ -31,3 +31,7 @@ class SqliteStore:
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> tuple[Any, ...] | None:
         with self._lock:
             return self._db.execute(sql, params).fetchone()
+
+    def all(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()

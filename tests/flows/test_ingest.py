@@ -239,6 +239,43 @@ def test_batches_are_cut_with_hosts_in_turn_and_the_report_keeps_the_sources_ord
     assert [o.source for o in outcomes] == urls and {o.status for o in outcomes} == {"drafted"}
 
 
+def test_a_rerun_of_304s_asks_sqlite_once_a_batch_not_once_a_source(data_dir: Path) -> None:
+    """Each query lets another fetch thread take the GIL: two a source were a fifth of a re-run."""
+    from flows.ingest import Ingestor, job_for
+    from tests.httpserver import Request
+
+    def page(request: Request) -> Reply:
+        if request.headers.get("If-None-Match") == '"v1"':
+            return Reply(304, headers={"ETag": '"v1"'})
+        body = SAMPLE.read_bytes().replace(
+            b"</h1>", f"</h1><p>Post {request.host}{request.path}.</p>".encode(), 1
+        )
+        return Reply(body=body, headers={"Content-Type": "text/html", "ETag": '"v1"'})
+
+    with LoopbackServer(HOSTS) as server:
+        urls = []
+        for host in HOSTS:
+            for n in range(6):
+                server.route(f"/{n}.html", page, host=host)
+                urls.append(server.url(f"/{n}.html", host=host))
+        jobs = [job_for(u) for u in urls]
+        settings = _one_thread(data_dir).model_copy(update={"concurrency": 4})
+        first = Ingestor(settings)
+        assert {o.status for done in first.run(jobs) for o in done} == {"drafted"}
+        first.close()
+        again = Ingestor(settings)
+        queries: list[str] = []
+        for db in (again.archive.index._db, again.ledger._db):  # noqa: SLF001 - to count the queries
+            db.set_trace_callback(
+                lambda sql: queries.append(sql) if sql.lstrip().startswith("SELECT") else None
+            )
+        outcomes = [o for done in again.run(jobs) for o in done]
+        again.close()
+    assert [o.status for o in outcomes] == ["unchanged"] * 12
+    assert all(o.draft_id for o in outcomes)  # the ledger's answer still reaches the report
+    assert len(queries) == 2, queries
+
+
 def test_politeness_and_robots_hold_across_discovery_and_batches(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
