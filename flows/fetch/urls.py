@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -37,6 +38,9 @@ def _is_tracking(name: str) -> bool:
     return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
 
 
+# Both are asked the same URLs several times a source (fetch order, politeness, retries, the
+# archive, discovery): pure, so remembered.
+@lru_cache(maxsize=16384)
 def canonicalize_url(url: str) -> str:
     """The form two URLs of the same page share: lower-case scheme and host, no default port,
     no fragment, no tracking parameters, "/" for an empty path. Other parameters keep their order,
@@ -62,6 +66,7 @@ def canonicalize_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, query, ""))
 
 
+@lru_cache(maxsize=16384)
 def host_key(url: str) -> str:
     """scheme://host:port, the unit that robots.txt and politeness apply to."""
     parts = urlsplit(url)
