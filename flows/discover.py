@@ -177,11 +177,9 @@ def groups_of(request: IngestRequest) -> list[SourceGroup]:
     return groups
 
 
-def discover(
-    request: IngestRequest, settings: Settings, *, fetcher: Fetcher | None = None
-) -> tuple[list[Job], list[Outcome]]:
+def discover(request: IngestRequest, settings: Settings, fetcher: Fetcher) -> tuple[list[Job], list[Outcome]]:
     """Jobs for every new entry of every listing; outcomes for what was left out, and why.
-    `fetcher`: the run's (see ingest_flow); without one, discovery opens its own."""
+    `fetcher`: the run's (see ingest_flow), so its pacing per host carries on to the pages."""
     jobs: list[Job] = []
     outcomes: list[Outcome] = []
     if request.from_file:
@@ -199,12 +197,7 @@ def discover(
     seen = SeenStore(settings.raw_dir / "discovery.sqlite")
     ledger = Ledger(settings.raw_dir / "ledger.sqlite")
     try:
-        if fetcher is not None:
-            return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, fetcher)
-        from flows.fetch import Fetcher
-
-        with Fetcher(settings) as own:
-            return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, own)
+        return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, fetcher)
     finally:
         seen.close()
         ledger.close()

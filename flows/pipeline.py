@@ -87,10 +87,10 @@ def _on_outcome() -> Callable[[Outcome], None] | None:
 
 @task(name="discover", cache_policy=NONE)
 def discover_task(
-    request: IngestRequest, settings: Settings, fetcher: Fetcher | None = None
+    request: IngestRequest, settings: Settings, fetcher: Fetcher
 ) -> tuple[list[Job], list[Outcome]]:
     direct = [job_for(s, url=request.url) for s in request.sources]
-    jobs, outcomes = discover(request, settings, fetcher=fetcher)
+    jobs, outcomes = discover(request, settings, fetcher)
     listener = reporter.get()
     if listener:
         listener.total(len(direct) + len(jobs) + len(outcomes))
@@ -101,7 +101,7 @@ def discover_task(
 
 @task(name="ingest-batch", cache_policy=NONE)
 def ingest_batch(
-    jobs: list[Job], settings: Settings, pool: cf.Executor | None, gate: bool, fetcher: Fetcher | None = None
+    jobs: list[Job], settings: Settings, pool: cf.Executor | None, gate: bool, fetcher: Fetcher
 ) -> list[list[Outcome]]:
     return ingest_each(
         jobs, settings=settings, pool=pool, on_outcome=_on_outcome(), gate=gate, fetcher=fetcher
