@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import logging
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from flows.pipeline import IngestRequest, extraction_pool, run_ingest
-from flows.pool import DaskPool
+from flows.pool import DaskPool, dask_pool
 from flows.schedule import free_port
 from flows.settings import Settings
+from schema.errors import InputError
 from tests.conftest import DATA
 
 distributed = pytest.importorskip("distributed")
@@ -70,3 +72,9 @@ def test_a_small_run_stays_in_this_process(tmp_path: Path, cluster) -> None:  # 
     assert isinstance(pool, DaskPool)
     assert pool.submit(sum, [1, 2, 3]).result(timeout=30) == 6
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+def test_without_dask_the_error_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
+    with pytest.raises(InputError, match=r"needs dask\.distributed: pip install 'incident-ingest\[dask\]'"):
+        dask_pool("tcp://127.0.0.1:8786", timeout=1.0)
