@@ -106,4 +106,26 @@ def dask_pool(address: str, timeout: float) -> DaskPool:
         client = Client(address, timeout=timeout, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
+    # A scheduler without workers takes tasks and never runs them: the run would hang. A worker
+    # without incident-ingest would fail every page. Both are asked before the first page.
+    try:
+        ready = client.run(_can_draft)
+    except Exception as exc:  # noqa: BLE001 - whatever the workers raise, the message carries it
+        client.close()
+        raise InputError(
+            f"the Dask workers of {address} cannot run the drafter ({type(exc).__name__}: {exc}); "
+            "install incident-ingest where they run"
+        ) from exc
+    if not ready:
+        client.close()
+        raise InputError(
+            f"the Dask scheduler at {address} has no workers; start some with `dask worker {address}`"
+        )
     return DaskPool(client)
+
+
+def _can_draft() -> bool:
+    """Run on each Dask worker: it imports the drafter (unpickling this function needs it too)."""
+    from flows.ingest import draft_for_queue
+
+    return callable(draft_for_queue)

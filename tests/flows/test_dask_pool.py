@@ -26,7 +26,7 @@ PAGES = [DATA / "pipeline" / n for n in ("en-queue-outage.html", "ko-db-failover
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[object]:
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
     ) as running:
         yield running
 
@@ -63,6 +63,17 @@ def test_an_unreachable_scheduler_falls_back_to_local_workers(
     pool.shutdown()
     assert f"cannot reach the Dask scheduler at {address}" in caplog.text
     assert "drafting on this machine instead" in caplog.text
+
+
+def test_a_scheduler_without_workers_is_not_used(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Its tasks would wait for a worker forever, and the run with them."""
+    with distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0") as empty:
+        settings = Settings(data_dir=tmp_path, dask_scheduler=empty.scheduler_address)
+        with caplog.at_level(logging.WARNING, logger="flows.pipeline"):
+            pool = extraction_pool(settings, workers=2, jobs=20)
+    assert isinstance(pool, cf.ProcessPoolExecutor)
+    pool.shutdown()
+    assert "has no workers; start some with `dask worker tcp://127.0.0.1:" in caplog.text
 
 
 def test_a_small_run_stays_in_this_process(tmp_path: Path, cluster) -> None:  # type: ignore[no-untyped-def]
