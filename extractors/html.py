@@ -366,5 +366,7 @@ def run_readability(text: str) -> etree._Element | None:
         return None
     try:
         return html.fragment_fromstring(summary, create_parent="div")
-    except (etree.ParserError, ValueError):
+    except (etree.ParserError, ValueError, AssertionError):
+        # lxml.html asserts when a summary parses to no <body>: readability gives '<html></html>'
+        # for the bytes b"<head"
         return None

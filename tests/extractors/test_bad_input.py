@@ -91,6 +91,13 @@ def test_invalid_bytes_are_replaced_and_reported() -> None:
     assert any("U+FFFD" in w for w in doc.warnings)
 
 
+@pytest.mark.parametrize("data", [b"<head", b"<html><head", b"<body"])
+def test_a_page_cut_short_in_its_head_is_an_extraction_error(data: bytes) -> None:
+    """Found by the property below: lxml.html raised AssertionError on readability's empty summary."""
+    with pytest.raises(ExtractionError):
+        extract_document(data, content_type="text/html")
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=3000), st.sampled_from([None, "text/html", "text/plain", "text/markdown"]))
 def test_arbitrary_bytes_give_a_document_or_an_extraction_error(
