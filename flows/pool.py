@@ -14,8 +14,10 @@ stage fans out across machines while fetching stays polite in one process.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import logging
 import multiprocessing
 import threading
+import time
 from collections.abc import Callable
 from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
@@ -23,6 +25,7 @@ from typing import Any, TypeVar
 from schema.errors import InputError
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 # Imported by the fork server before it forks a worker; see flows/_warm_worker.py.
 PRELOAD = ["flows._warm_worker"]
@@ -77,17 +80,64 @@ class DaskPool(cf.Executor):
     """The CPU stage on a Dask cluster: each page is one task on its workers, and its draft comes
     back over Dask's own protocol. The workers need incident-ingest installed (they import the
     drafter); fetching, archiving and queueing stay in the ingest process, so politeness and the
-    data directory are unchanged."""
+    data directory are unchanged.
 
-    def __init__(self, client: Any) -> None:
+    Dask keeps a task waiting for as long as the cluster has no worker, so a cluster that loses
+    them all would hold the run forever: once it has had none (or its scheduler has not answered)
+    for `grace` seconds, the pages still out are cancelled, and the ingest drafts them itself."""
+
+    def __init__(self, client: Any, *, grace: float = 60.0, every: float = 5.0) -> None:
         self._client = client
         # pure=False: two equal pages are two sources, and hashing each page to find out costs time
         self._executor = client.get_executor(pure=False)
+        self._grace = grace
+        self._every = every
+        self._out: set[cf.Future[Any]] = set()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watch = threading.Thread(target=self._watchdog, name="dask-watchdog", daemon=True)
+        self._watch.start()
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> cf.Future[T]:
-        return self._executor.submit(fn, *args, **kwargs)
+        future = self._executor.submit(fn, *args, **kwargs)
+        with self._lock:
+            self._out.add(future)
+        future.add_done_callback(self._returned)
+        return future
+
+    def _returned(self, future: cf.Future[Any]) -> None:
+        with self._lock:
+            self._out.discard(future)
+
+    def _has_workers(self) -> bool:
+        try:
+            return bool(self._client.scheduler_info(n_workers=1).get("workers"))
+        except Exception:  # noqa: BLE001 - a scheduler that does not answer has no workers for us
+            return False
+
+    def _watchdog(self) -> None:
+        alone_since: float | None = None
+        while not self._stop.wait(self._every):
+            if self._has_workers():
+                alone_since = None
+                continue
+            now = time.monotonic()
+            alone_since = now if alone_since is None else alone_since
+            if now - alone_since < self._grace:
+                continue
+            with self._lock:
+                out = list(self._out)
+            if out:
+                log.warning(
+                    "the Dask cluster has had no workers for %.0f s; drafting %d pages here",
+                    now - alone_since,
+                    len(out),
+                )
+            for future in out:
+                future.cancel()
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._stop.set()
         try:
             self._executor.shutdown(wait=wait and not cancel_futures)
         finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -89,3 +90,25 @@ def test_without_dask_the_error_says_what_to_install(monkeypatch: pytest.MonkeyP
     monkeypatch.setitem(sys.modules, "distributed", None)  # as if it were not installed
     with pytest.raises(InputError, match=r"needs dask\.distributed: pip install 'incident-ingest\[dask\]'"):
         dask_pool("tcp://127.0.0.1:8786", timeout=1.0)
+
+
+def test_pages_out_on_a_cluster_that_lost_its_workers_are_drafted_here(tmp_path: Path) -> None:
+    """Dask would keep them waiting for a worker forever, and the run with them."""
+    from flows.ingest import Job, ingest_jobs
+
+    jobs = [Job(source=path, kind="page") for path in _pages(tmp_path, 8)]
+    with distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0") as lost:
+        client = distributed.Client(lost.scheduler_address, set_as_default=False)
+        pool = DaskPool(client, grace=0.5, every=0.2)
+        outcomes: list[object] = []
+        settings = Settings(data_dir=tmp_path / "data")
+        run = threading.Thread(
+            target=lambda: outcomes.extend(ingest_jobs(jobs, settings=settings, pool=pool))
+        )
+        run.start()
+        run.join(timeout=60)  # without the watchdog it never ends: fail, do not hang
+        hung = run.is_alive()
+        pool.shutdown(wait=True, cancel_futures=True)
+        run.join(timeout=30)
+    assert not hung
+    assert [o.status for o in outcomes] == ["drafted"] * 8  # type: ignore[attr-defined]
