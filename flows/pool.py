@@ -95,10 +95,15 @@ class DaskPool(cf.Executor):
         self._out: set[cf.Future[Any]] = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._lost = False  # the watchdog gave up on the cluster (until it has a worker again)
         self._watch = threading.Thread(target=self._watchdog, name="dask-watchdog", daemon=True)
         self._watch.start()
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> cf.Future[T]:
+        if self._lost:
+            # Like a shut-down pool: the Ingestor drafts the page itself (and the next batch too,
+            # until the watchdog sees a worker again)
+            raise RuntimeError("the Dask cluster has no workers")
         future = self._executor.submit(fn, *args, **kwargs)
         with self._lock:
             self._out.add(future)
@@ -120,11 +125,13 @@ class DaskPool(cf.Executor):
         while not self._stop.wait(self._every):
             if self._has_workers():
                 alone_since = None
+                self._lost = False
                 continue
             now = time.monotonic()
             alone_since = now if alone_since is None else alone_since
             if now - alone_since < self._grace:
                 continue
+            self._lost = True
             with self._lock:
                 out = list(self._out)
             if out:

@@ -108,6 +108,8 @@ def test_pages_out_on_a_cluster_that_lost_its_workers_are_drafted_here(tmp_path:
         run.start()
         run.join(timeout=60)  # without the watchdog it never ends: fail, do not hang
         hung = run.is_alive()
+        with pytest.raises(RuntimeError, match="no workers"):  # the next batch drafts here at once
+            pool.submit(sum, [1, 2])
         pool.shutdown(wait=True, cancel_futures=True)
         run.join(timeout=30)
     assert not hung
