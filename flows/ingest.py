@@ -238,21 +238,20 @@ class Ingestor:
         """Read what the archive and the ledger know of these jobs' URLs, for prepare_url."""
         from flows.fetch import canonicalize_url
 
-        canonical: dict[str, str] = {}
+        urls: set[str] = set()
         for job in jobs:
             if job.kind == "url":
                 try:
-                    canonical[job.source] = canonicalize_url(job.source)
+                    urls.add(canonicalize_url(job.source))
                 except (IngestError, ValueError):
                     continue  # prepare_url reports it
-        urls = set(canonical.values())
-        self._known_urls = KnownUrls(canonical, self.archive.latest_many(urls), self.ledger.get_many(urls))
+        self._known_urls = KnownUrls(self.archive.latest_many(urls), self.ledger.get_many(urls))
 
     def prepare_url(self, job: Job) -> Outcome | DraftTask:
         from flows.fetch import canonicalize_url
 
         known = self._known_urls
-        canonical = known.canonical.get(job.source) or canonicalize_url(job.source)
+        canonical = canonicalize_url(job.source)  # remembered from look_up (lru_cache)
         looked_up = canonical in known.latest
         previous = known.latest[canonical] if looked_up else self.archive.latest(canonical)
         result = self._fetcher_once().fetch(job.source, conditional=previous)
@@ -504,7 +503,6 @@ class KnownUrls:
     than in SQLite. A URL archived by another process meanwhile is fetched without a condition
     and found a duplicate by its bytes, as before."""
 
-    canonical: dict[str, str] = field(default_factory=dict)  # job source -> canonical URL
     latest: dict[str, Capture | None] = field(default_factory=dict)  # every canonical URL looked up
     entries: dict[str, Entry] = field(default_factory=dict)  # those the ledger has
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from flows.store.sqlite import SqliteStore
 
 _CHUNK = 500  # URLs a query (SQLite allows 999 variables)
+_SELECT = "SELECT url, digest, draft_id, snapshot, skipped FROM sources"
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Ledger(SqliteStore):
         )
 
     def get(self, url: str) -> Entry | None:
-        row = self.one("SELECT url, digest, draft_id, snapshot, skipped FROM sources WHERE url = ?", (url,))
+        row = self.one(f"{_SELECT} WHERE url = ?", (url,))
         return Entry(*row) if row else None
 
     def get_many(self, urls: Collection[str]) -> dict[str, Entry]:
@@ -43,8 +44,7 @@ class Ledger(SqliteStore):
         for start in range(0, len(listed), _CHUNK):
             chunk = listed[start : start + _CHUNK]
             marks = ", ".join("?" for _ in chunk)
-            sql = f"SELECT url, digest, draft_id, snapshot, skipped FROM sources WHERE url IN ({marks})"
-            for row in self.all(sql, tuple(chunk)):
+            for row in self.all(f"{_SELECT} WHERE url IN ({marks})", tuple(chunk)):
                 found[row[0]] = Entry(*row)
         return found
 
