@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from flows.clock import utc_now
+from flows.deadline import time_limit
 from flows.pages import is_warc, read_page
 from flows.settings import Settings
 from flows.store.audit import field_diff
@@ -125,9 +126,11 @@ class Drafted:
         return Draft.model_validate_json(self.text)
 
 
-def draft_for_queue(task: DraftTask) -> Drafted:
-    """draft_payload, ready for the queue (what a worker process runs)."""
-    return Drafted.of(draft_payload(task))
+def draft_for_queue(task: DraftTask, limit: float = 0.0) -> Drafted:
+    """draft_payload, ready for the queue (what a worker process runs), in at most `limit`
+    seconds where a limit can be kept (flows/deadline.py)."""
+    with time_limit(limit, "extracting and drafting this page"):
+        return Drafted.of(draft_payload(task))
 
 
 def draft_payload(task: DraftTask) -> Draft:
@@ -479,14 +482,14 @@ class Ingestor:
         if self.pool is None:
             return None
         try:
-            return self.pool.submit(draft_for_queue, task)
+            return self.pool.submit(draft_for_queue, task, self.settings.draft_timeout)
         except (BrokenProcessPool, RuntimeError):  # broken, or shut down
             self.pool = None
             return None
 
     def _finish_inline(self, task: DraftTask) -> Outcome:
         try:
-            return self.finish(task, draft_for_queue(task))
+            return self.finish(task, draft_for_queue(task, self.settings.draft_timeout))
         except Exception as exc:
             return failure(task.job.source, exc)
 

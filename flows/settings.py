@@ -31,6 +31,8 @@ class Settings(BaseSettings):
     warc_max_bytes: int = 100 * 1024 * 1024
     # Extraction and drafting on a Dask cluster (tcp://host:8786) instead of local processes.
     dask_scheduler: str = ""
+    # Seconds one page's extraction and drafting may take before it fails (0: no limit).
+    draft_timeout: float = 120.0
     # Review and read access.
     review_token: str = ""
     library_base_url: str = "https://benchlet.com/incidentlib/app/cases/"

@@ -147,3 +147,29 @@ def test_an_error_in_a_fetch_thread_stops_the_run_instead_of_hanging(tmp_path: P
     thread.join(timeout=60)
     assert not thread.is_alive(), "the run hung"
     assert [str(e) for e in result] == ["listener bug"]
+
+
+@pytest.mark.parametrize("where", ["workers", "inline"])
+def test_a_page_past_the_draft_timeout_fails_and_the_others_are_drafted(tmp_path: Path, where: str) -> None:
+    from flows.deadline import available
+
+    if not available():
+        pytest.skip("the limit needs SIGALRM (POSIX)")
+    jobs = _jobs(tmp_path, 4)
+    # a long page (under the element cap) takes seconds to extract; the small ones a few ms
+    paragraph = b"<p>At 09:12 UTC the brokers rejected connections while the retry storm grew.</p>\n"
+    slow = Path(jobs[1].source)
+    slow.write_bytes(slow.read_bytes().replace(b"</h1>", b"</h1>" + paragraph * 12000, 1))
+    settings = Settings(data_dir=tmp_path / "data", draft_timeout=0.5)
+    if where == "workers":
+        with make_pool(2) as pool:
+            outcomes = ingest_jobs(jobs, settings=settings, pool=pool)
+    else:
+        outcomes = ingest_jobs(jobs, settings=settings)
+    assert [o.status for o in outcomes] == ["drafted", "failed", "drafted", "drafted"], [
+        o.reason for o in outcomes
+    ]
+    assert "took longer than 0.5 s" in (outcomes[1].reason or "")
+    # the page is not lost: a later run with more time drafts it
+    again = ingest_jobs(jobs[1:2], settings=Settings(data_dir=tmp_path / "data", draft_timeout=0))
+    assert [o.status for o in again] == ["drafted"]
