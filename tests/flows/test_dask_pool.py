@@ -114,3 +114,35 @@ def test_pages_out_on_a_cluster_that_lost_its_workers_are_drafted_here(tmp_path:
         run.join(timeout=30)
     assert not hung
     assert [o.status for o in outcomes] == ["drafted"] * 8  # type: ignore[attr-defined]
+
+
+def test_workers_that_cannot_import_the_drafter_are_not_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every page would fail on them; the run warns once and drafts on this machine."""
+    import subprocess
+
+    with distributed.LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address="127.0.0.1:0") as bare:
+        preload = DATA / "dask" / "without_incident_ingest.py"
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", bare.scheduler_address]
+            + ["--host", "127.0.0.1", "--nworkers", "1", "--nthreads", "1", "--no-dashboard"]
+            + ["--preload", str(preload)],
+            cwd=tmp_path,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            with distributed.Client(bare.scheduler_address, set_as_default=False) as probe:
+                probe.wait_for_workers(1, timeout=120)
+            settings = Settings(data_dir=tmp_path, dask_scheduler=bare.scheduler_address)
+            with caplog.at_level(logging.WARNING, logger="flows.pipeline"):
+                pool = extraction_pool(settings, workers=2, jobs=20)
+        finally:
+            worker.terminate()
+            worker.wait(timeout=60)
+    assert isinstance(pool, cf.ProcessPoolExecutor)
+    pool.shutdown()
+    assert "cannot run the drafter" in caplog.text
+    assert "install incident-ingest where they run" in caplog.text
+    assert "No module named 'flows" in caplog.text
