@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from flows.archive.capture import Capture
+from flows.store.sqlite import in_chunks
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS captures (
@@ -57,7 +58,6 @@ CREATE TABLE IF NOT EXISTS link_checks (
 """
 
 _FIELDS = tuple(Capture.__dataclass_fields__)
-_CHUNK = 300  # URLs a query in the bulk lookups: three lists of them stay under SQLite's 999 variables
 
 
 class Index:
@@ -125,10 +125,7 @@ class Index:
         wanted = set(urls)
         best: dict[str, tuple[tuple[str, int], Capture]] = {}
         marks = ", ".join("?" for _ in kinds)
-        listed = sorted(wanted)
-        for start in range(0, len(listed), _CHUNK):
-            chunk = listed[start : start + _CHUNK]
-            ins = ", ".join("?" for _ in chunk)
+        for chunk, ins in in_chunks(wanted, lists=3):
             rows = self.query(
                 f"SELECT rowid AS row_number, * FROM captures WHERE kind IN ({marks}) AND "
                 f"(canonical_url IN ({ins}) OR url IN ({ins}) OR requested_url IN ({ins}))",

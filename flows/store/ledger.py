@@ -10,9 +10,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from flows.store.sqlite import SqliteStore
+from flows.store.sqlite import SqliteStore, in_chunks
 
-_CHUNK = 500  # URLs a query (SQLite allows 999 variables)
 _SELECT = "SELECT url, digest, draft_id, snapshot, skipped FROM sources"
 
 
@@ -39,11 +38,8 @@ class Ledger(SqliteStore):
 
     def get_many(self, urls: Collection[str]) -> dict[str, Entry]:
         """The entries of those URLs that have one, a query a few hundred URLs."""
-        listed = sorted(set(urls))
         found: dict[str, Entry] = {}
-        for start in range(0, len(listed), _CHUNK):
-            chunk = listed[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in chunk)
+        for chunk, marks in in_chunks(urls):
             for row in self.all(f"{_SELECT} WHERE url IN ({marks})", tuple(chunk)):
                 found[row[0]] = Entry(*row)
         return found

@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
+
+# SQLite allows 999 variables a statement (older builds; newer allow more)
+MAX_VARIABLES = 999
+
+
+def in_chunks(values: Collection[str], *, lists: int = 1) -> Iterator[tuple[list[str], str]]:
+    """The distinct values, sorted, in chunks small enough for `lists` IN (...) lists of them in
+    one statement, each with its placeholders ("?, ?, ...")."""
+    listed = sorted(set(values))
+    size = max(1, (MAX_VARIABLES - 9) // lists)  # 9 left for the statement's other variables
+    for start in range(0, len(listed), size):
+        chunk = listed[start : start + size]
+        yield chunk, ", ".join("?" for _ in chunk)
 
 
 class SqliteStore:

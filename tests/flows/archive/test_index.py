@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import flows.archive.index as index_module
+import flows.store.sqlite as sqlite_module
 from flows.archive.capture import Capture
 from flows.archive.index import Index
 
@@ -76,7 +76,8 @@ def _capture(
 def test_latest_many_answers_as_latest_does_for_each_url(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(index_module, "_CHUNK", 2)  # several chunks, and a URL's rows in more than one
+    # 2 URLs a query (three lists of them): several chunks, and a URL's rows in more than one
+    monkeypatch.setattr(sqlite_module, "MAX_VARIABLES", 15)
     a, b, c, d = (f"https://blog.example.org/{x}" for x in "abcd")
     captures = [
         _capture(1, a + "?utm=1", a, "2026-01-01T00:00:00Z"),

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-import flows.store.ledger as ledger_module
+import flows.store.sqlite as sqlite_module
 from flows.store.ledger import Entry, Ledger
 
 
 def test_get_many_answers_as_get_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ledger_module, "_CHUNK", 2)  # several queries
+    monkeypatch.setattr(sqlite_module, "MAX_VARIABLES", 11)  # 2 URLs a query: several queries
     ledger = Ledger(tmp_path / "ledger.sqlite")
     urls = [f"https://blog.example.org/{n}" for n in range(5)]
     for n, url in enumerate(urls[:4]):
