@@ -6,17 +6,29 @@ matcher checks for signals as it backtracks. It holds where signals can be had: 
 of a process (a pool worker, or the ingest drafting a page itself) on a system with setitimer.
 Elsewhere (Windows, a Dask worker's task thread) the work runs without a limit; so does a hang
 inside C code that never returns to the interpreter.
+
+Python runs a signal's handler wherever the interpreter happens to be, and some of those places
+swallow what it raises: a gc callback, a __del__, a weakref callback (a test run's hypothesis
+installs a gc callback, and a long page collects often). So once due, the alarm repeats every
+REPEAT seconds until the work has stopped; and it is a function, not a with-block, because the
+only place the repeats can be switched off without a gap is the first statement of a finally
+in the same frame as the call (an __exit__ call can itself be interrupted on entry).
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from types import FrameType
+from typing import TypeVar
 
 from schema.errors import ExtractionError
+
+T = TypeVar("T")
+
+REPEAT = 0.02
+_armed = False
 
 
 class _OutOfTime(BaseException):
@@ -25,26 +37,29 @@ class _OutOfTime(BaseException):
 
 
 def _alarm(signum: int, frame: FrameType | None) -> None:
-    raise _OutOfTime
+    if _armed:  # a repeat that lands after the work has stopped is let go
+        raise _OutOfTime
 
 
 def available() -> bool:
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-@contextmanager
-def time_limit(seconds: float, what: str) -> Iterator[None]:
-    """Run the body for at most `seconds` (0 or less: no limit); ExtractionError past it."""
+def run_limited(work: Callable[[], T], seconds: float, what: str) -> T:
+    """work(), stopped after `seconds` (0 or less: no limit) with an ExtractionError naming `what`."""
+    global _armed
     if seconds <= 0 or not available():
-        yield
-        return
+        return work()
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         try:
-            signal.setitimer(signal.ITIMER_REAL, seconds)
-            yield
+            _armed = True
+            signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT)
+            return work()
         finally:
-            # disarmed inside the handler's reach: an alarm due just as the work ends is caught too
+            # first, before any call (a call is where a pending signal's handler may run): from
+            # here on the handler returns quietly, so nothing below can be interrupted by it
+            _armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
     except _OutOfTime:
         raise ExtractionError(

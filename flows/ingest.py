@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from flows.clock import utc_now
-from flows.deadline import time_limit
+from flows.deadline import run_limited
 from flows.pages import is_warc, read_page
 from flows.settings import Settings
 from flows.store.audit import field_diff
@@ -129,8 +129,7 @@ class Drafted:
 def draft_for_queue(task: DraftTask, limit: float = 0.0) -> Drafted:
     """draft_payload, ready for the queue (what a worker process runs), in at most `limit`
     seconds where a limit can be kept (flows/deadline.py)."""
-    with time_limit(limit, "extracting and drafting this page"):
-        return Drafted.of(draft_payload(task))
+    return run_limited(lambda: Drafted.of(draft_payload(task)), limit, "extracting and drafting this page")
 
 
 def draft_payload(task: DraftTask) -> Draft:
