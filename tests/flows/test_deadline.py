@@ -72,7 +72,7 @@ def test_off_the_main_thread_the_work_runs_unlimited() -> None:
 
 def test_an_alarm_swallowed_where_it_landed_comes_again(monkeypatch: pytest.MonkeyPatch) -> None:
     # Python drops what a gc callback raises (a test run's hypothesis installs one); the first
-    # callback here outlasts the limit, so the first alarms land in it and are dropped
+    # callback here would outlast the limit, so the alarm lands in it, ends it, and is dropped
     dropped: list[type[BaseException]] = []
     monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(u.exc_type))
     state = {"slow": True}
@@ -85,7 +85,7 @@ def test_an_alarm_swallowed_where_it_landed_comes_again(monkeypatch: pytest.Monk
                 sum(range(100))
 
     def work() -> None:
-        gc.collect()  # the callback spins past the limit: the alarms due meanwhile are dropped
+        gc.collect()  # the slow callback runs here: the alarm that ends it is dropped
         until = time.monotonic() + 5  # a single alarm, swallowed, would leave the work to end here
         while time.monotonic() < until:
             sum(range(100))
