@@ -269,10 +269,10 @@ class Ingestor:
                     reason="304 Not Modified",
                 )
             digest = f"sha256:{result.payload_sha256}"
-            known = self._known(job, result.canonical_url, digest)
+            drafted_before = self._known(job, result.canonical_url, digest)
             capture = self.archive.record_fetch(result)
-            if known:
-                return known.model_copy(update={"snapshot": capture.id})
+            if drafted_before:
+                return drafted_before.model_copy(update={"snapshot": capture.id})
             # The archived payload is these very bytes; reading them back out of the WARC (its
             # gzip member, its record) cost about 0.3 ms a page.
             data = result.payload()

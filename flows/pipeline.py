@@ -28,10 +28,10 @@ from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from prefect import flow, task
-from prefect.artifacts import create_table_artifact
+from prefect.artifacts import acreate_table_artifact
 from prefect.cache_policies import NONE
 from prefect.context import SyncClientContext
 from prefect.utilities.annotations import quote
@@ -108,7 +108,20 @@ def ingest_batch(
     )
 
 
-class Outcomes(quote[list[Outcome]]):
+if TYPE_CHECKING:
+    from typing import Self
+
+    # What quote[list[Outcome]] is. mypy 2.4 cannot read Prefect's quote (its TypeVar is
+    # typing_extensions' infer_variance one): a subclass with methods fails with "Name T is
+    # not defined" and no line to put an ignore on.
+    class _Quoted(tuple[list[Outcome]]):
+        def __new__(cls, value: list[Outcome]) -> Self: ...
+        def unquote(self) -> list[Outcome]: ...
+else:
+    _Quoted = quote
+
+
+class Outcomes(_Quoted):
     """The flow's outcomes, quoted (see ingest_flow), with a short repr: asyncio.run repr()s its
     main task, result included, while restoring the SIGINT handler (twice, 10 ms for 2,000)."""
 
@@ -153,7 +166,8 @@ async def ingest_flow(
                 # quote(): Prefect would otherwise walk every Job of the batch looking for futures
                 # (about 0.15 s for 200); the task still receives the plain list.
                 batch = quote([jobs[i] for i in picked])
-                outcomes_of = ingest_batch(batch, settings, pool, request.gate, fetcher)
+                # the engine unquotes it before the task runs
+                outcomes_of = ingest_batch(batch, settings, pool, request.gate, fetcher)  # type: ignore[call-overload]
                 for i, done in zip(picked, outcomes_of, strict=True):
                     each[i] = done
         finally:
@@ -203,7 +217,7 @@ def warm_workers(request: IngestRequest) -> int:
 async def publish_report(outcomes: list[Outcome]) -> None:
     """A table artifact with every source's outcome, and a count per status in its description."""
     counts = Counter(o.status for o in outcomes)
-    await create_table_artifact(
+    await acreate_table_artifact(
         key="ingest-report",
         table=[
             {

@@ -6,12 +6,14 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from schema.draft import Draft
 from schema.record import Record
 
 SchemaName = Literal["record", "draft"]
 SCHEMA_DIR = Path(__file__).parent
-_MODELS = {"record": Record, "draft": Draft}
+_MODELS: dict[str, type[BaseModel]] = {"record": Record, "draft": Draft}
 _IDS = {
     "record": "https://github.com/incident-ingest/incident-ingest/schema/record.schema.json",
     "draft": "https://github.com/incident-ingest/incident-ingest/schema/draft.schema.json",

@@ -128,7 +128,8 @@ def forms() -> tuple[Form, ...]:
     for key, own in sorted(owners.items()):
         heads = [_head(f) for f in sorted(originals[key])]
         # Several originals can compact alike ("rate limit", "ratelimit"): their common start.
-        head = os.path.commonprefix(heads) if None not in heads else None  # type: ignore[type-var]
+        latin = [h for h in heads if h is not None]
+        head = os.path.commonprefix(latin) if len(latin) == len(heads) else None
         out.append(Form(key, head or None, tuple(own), frozenset(key)))
     return tuple(out)
 

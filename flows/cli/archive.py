@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings
 from schema.errors import InputError
 
+if TYPE_CHECKING:
+    from flows.archive import Archive
+
 app = typer.Typer(help="Archivists' commands over raw/.", no_args_is_help=True)
 
 
-def _archive(data_dir: Path | None):  # type: ignore[no-untyped-def]
+def _archive(data_dir: Path | None) -> Archive:
     from flows.archive import Archive
 
     return Archive(make_settings(data_dir))

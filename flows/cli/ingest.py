@@ -6,11 +6,17 @@ import json
 import os
 import sys
 from collections import Counter
-from typing import Annotated
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings
+
+if TYPE_CHECKING:  # flows.pipeline imports Prefect (about 1.5 s): only when a run needs it
+    from flows.ingest import Outcome
+    from flows.pipeline import Reporter
 
 
 def quiet_prefect(verbose: bool) -> None:
@@ -98,7 +104,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(1)
 
 
-def _with_progress(run, slot):  # type: ignore[no-untyped-def]
+def _with_progress(run: Callable[[], list[Outcome]], slot: ContextVar[Reporter | None]) -> list[Outcome]:
     """Run the flow under a rich progress bar on stderr that advances as each source ends."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -119,7 +125,7 @@ def _with_progress(run, slot):  # type: ignore[no-untyped-def]
             def total(self, count: int) -> None:
                 bar.update(task, total=count, description="")
 
-            def outcome(self, outcome) -> None:  # type: ignore[no-untyped-def]
+            def outcome(self, outcome: Outcome) -> None:
                 counts[outcome.status] += 1
                 text = " ".join(f"{s}:{n}" for s, n in sorted(counts.items()))
                 bar.update(task, advance=1, description=text)

@@ -41,6 +41,6 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("must be record or draft", param_hint="NAME")
         if write:
             for each in ("record", "draft"):
-                write_text(schema_path(each), schema_text(each))  # type: ignore[arg-type]
+                write_text(schema_path(each), schema_text(each))
             return
         print(schema_text(name), end="")  # type: ignore[arg-type]
