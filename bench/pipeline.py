@@ -185,7 +185,8 @@ def child(n: int, hosts: int, workers: int, paths: list[Path]) -> None:
 
     listing = data_dir / "sources.txt"
     request = IngestRequest(from_file=str(listing), workers=workers)
-    warm_workers(request)  # as the CLI does: the workers warm while Prefect starts
+    settings = Settings(data_dir=data_dir)
+    warm_workers(request, settings)  # as the CLI does: the workers warm while Prefect starts
     warm()  # start Prefect's ephemeral server outside the measurement
     # The blog runs in a process of its own: in this one it would compete with the ingest for the GIL.
     ctx = multiprocessing.get_context("spawn")
@@ -194,7 +195,6 @@ def child(n: int, hosts: int, workers: int, paths: list[Path]) -> None:
     blog.start()
     urls = replies.get(timeout=120)
     listing.write_text("\n".join(urls))
-    settings = Settings(data_dir=data_dir)
     workers_seen = Workers()
     workers_seen.start()
     cpu0 = time.process_time()

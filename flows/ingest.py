@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from flows.clock import utc_now
 from flows.deadline import run_limited
 from flows.pages import is_warc, read_page
+from flows.pool import PageTakenBack
 from flows.settings import Settings
 from flows.store.audit import field_diff
 from flows.store.ledger import Entry, Ledger
@@ -463,6 +464,11 @@ class Ingestor:
     def _finish_drafted(self, task: DraftTask, future: cf.Future[Drafted]) -> Outcome:
         try:
             drafted = future.result()
+        except PageTakenBack as exc:
+            # Held too long on a Dask cluster: drafted here, where the time limit holds. The pool
+            # stays: the cluster itself is fine.
+            log.warning("%s: %s; drafting it in this process", task.job.source, exc)
+            return self._finish_inline(task)
         except (BrokenProcessPool, cf.CancelledError):
             # A worker died (killed, out of memory), or a Dask cluster went away with the page:
             # the pool is gone, the source is not.

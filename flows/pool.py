@@ -19,6 +19,7 @@ import multiprocessing
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
 
@@ -26,6 +27,11 @@ from schema.errors import InputError
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+# Seconds a page may wait for its turn on a Dask cluster, on top of INCIDENTS_DRAFT_TIMEOUT (see
+# DaskPool): the Ingestor keeps at most concurrency + 16 pages out, about 0.4 s of work a page
+# even at 15 ms a page on one worker thread, so only a stuck worker uses it up.
+WAIT_ALLOWANCE = 60.0
 
 # Imported by the fork server before it forks a worker; see flows/_warm_worker.py.
 PRELOAD = ["flows._warm_worker"]
@@ -76,23 +82,46 @@ def make_pool(workers: int) -> cf.ProcessPoolExecutor:
     return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_context())
 
 
+class PageTakenBack(Exception):
+    """A page the Dask cluster held past its deadline: the ingest drafts it itself."""
+
+
+@dataclass
+class _Out:
+    """A page out on the cluster: the future the Ingestor waits on, Dask's, and when it went."""
+
+    ours: cf.Future[Any]
+    theirs: Any
+    handed: float
+
+
 class DaskPool(cf.Executor):
     """The CPU stage on a Dask cluster: each page is one task on its workers, and its draft comes
     back over Dask's own protocol. The workers need incident-ingest installed (they import the
     drafter); fetching, archiving and queueing stay in the ingest process, so politeness and the
     data directory are unchanged.
 
-    Dask keeps a task waiting for as long as the cluster has no worker, so a cluster that loses
-    them all would hold the run forever: once it has had none (or its scheduler has not answered)
-    for `grace` seconds, the pages still out are cancelled, and the ingest drafts them itself."""
+    A watchdog thread looks every `every` seconds for what Dask itself would wait on forever:
+    - A page out for longer than `deadline` seconds. The alarm that limits a page in a local
+      worker cannot reach a Dask task (it runs in a worker's thread), so one pathological page
+      would hold the run. The page is taken back (PageTakenBack) and the ingest drafts it itself,
+      under the alarm: a pathological page then fails with the time limit's reason, and a page
+      that was only stuck behind it on its worker is drafted. The clock starts when the page is
+      handed over, as Dask does not say when a task starts running (its scheduler counts tasks
+      queued on a worker as processing), so `deadline` allows for the wait; the thread running
+      a page taken back runs on until the page ends (threads cannot be stopped).
+    - A cluster that has had no worker (or whose scheduler has not answered) for `grace`
+      seconds: Dask keeps a task waiting for a worker for as long as it takes. The pages still
+      out are cancelled, and the ingest drafts them itself."""
 
-    def __init__(self, client: Any, *, grace: float = 60.0, every: float = 5.0) -> None:
+    def __init__(
+        self, client: Any, *, deadline: float = 0.0, grace: float = 60.0, every: float = 5.0
+    ) -> None:
         self._client = client
-        # pure=False: two equal pages are two sources, and hashing each page to find out costs time
-        self._executor = client.get_executor(pure=False)
+        self._deadline = deadline
         self._grace = grace
         self._every = every
-        self._out: set[cf.Future[Any]] = set()
+        self._out: dict[str, _Out] = {}  # by Dask key
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._lost = False  # the watchdog gave up on the cluster (until it has a worker again)
@@ -104,15 +133,28 @@ class DaskPool(cf.Executor):
             # Like a shut-down pool: the Ingestor drafts the page itself (and the next batch too,
             # until the watchdog sees a worker again)
             raise RuntimeError("the Dask cluster has no workers")
-        future = self._executor.submit(fn, *args, **kwargs)
+        # pure=False: two equal pages are two sources, and hashing each page to find out costs time
+        theirs = self._client.submit(fn, *args, pure=False, **kwargs)
+        ours: cf.Future[T] = cf.Future()
         with self._lock:
-            self._out.add(future)
-        future.add_done_callback(self._returned)
-        return future
+            self._out[theirs.key] = _Out(ours, theirs, time.monotonic())
+        theirs.add_done_callback(self._returned)  # called in a thread of Dask's, not its loop
+        return ours
 
-    def _returned(self, future: cf.Future[Any]) -> None:
+    def _returned(self, theirs: Any) -> None:
         with self._lock:
-            self._out.discard(future)
+            out = self._out.pop(theirs.key, None)
+        if out is None:  # taken back already
+            return
+        if theirs.status == "cancelled":
+            out.ours.cancel()
+            return
+        try:
+            result = theirs.result()
+        except BaseException as exc:  # noqa: BLE001 - the page's own error, or the cluster's: the Ingestor's to report
+            out.ours.set_exception(exc)
+        else:
+            out.ours.set_result(result)
 
     def _has_workers(self) -> bool:
         try:
@@ -120,39 +162,56 @@ class DaskPool(cf.Executor):
         except Exception:  # noqa: BLE001 - a scheduler that does not answer has no workers for us
             return False
 
+    def _take_back_late(self, now: float) -> None:
+        with self._lock:
+            late = [key for key, out in self._out.items() if now - out.handed > self._deadline]
+            taken = [self._out.pop(key) for key in late]
+        for out in taken:
+            out.theirs.cancel()
+            out.ours.set_exception(PageTakenBack(f"out on the Dask cluster for over {self._deadline:g} s"))
+
     def _watchdog(self) -> None:
         alone_since: float | None = None
         while not self._stop.wait(self._every):
+            now = time.monotonic()
+            if self._deadline > 0:
+                self._take_back_late(now)
             if self._has_workers():
                 alone_since = None
                 self._lost = False
                 continue
-            now = time.monotonic()
             alone_since = now if alone_since is None else alone_since
             if now - alone_since < self._grace:
                 continue
             self._lost = True
             with self._lock:
-                out = list(self._out)
+                out = list(self._out.values())
             if out:
                 log.warning(
                     "the Dask cluster has had no workers for %.0f s; drafting %d pages here",
                     now - alone_since,
                     len(out),
                 )
-            for future in out:
-                future.cancel()
+            for each in out:
+                each.theirs.cancel()  # _returned cancels ours: the Ingestor drafts the page here
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         self._stop.set()
         try:
-            self._executor.shutdown(wait=wait and not cancel_futures)
+            with self._lock:
+                out = list(self._out.values())
+            if cancel_futures:
+                for each in out:
+                    each.theirs.cancel()
+            elif wait:
+                cf.wait([each.ours for each in out])
         finally:
             self._client.close()
 
 
-def dask_pool(address: str, timeout: float) -> DaskPool:
-    """A DaskPool on the scheduler at `address`; InputError when it cannot be had."""
+def dask_pool(address: str, timeout: float, draft_timeout: float = 0.0) -> DaskPool:
+    """A DaskPool on the scheduler at `address`; InputError when it cannot be had. A page may be
+    out on it for draft_timeout seconds (0: no limit) plus WAIT_ALLOWANCE for its turn."""
     try:
         from distributed import Client
     except ImportError as exc:
@@ -178,7 +237,7 @@ def dask_pool(address: str, timeout: float) -> DaskPool:
         raise InputError(
             f"the Dask scheduler at {address} has no workers; start some with `dask worker {address}`"
         )
-    return DaskPool(client)
+    return DaskPool(client, deadline=draft_timeout + WAIT_ALLOWANCE if draft_timeout > 0 else 0.0)
 
 
 def _can_draft() -> bool:

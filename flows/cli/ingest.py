@@ -86,7 +86,7 @@ def register(app: typer.Typer) -> None:
             gate=not no_gate,
             workers=workers,
         )
-        warm_workers(request)
+        warm_workers(request, settings)
         show_bar = sys.stderr.isatty() and not as_json
         if show_bar:
             outcomes = _with_progress(lambda: run_ingest(request, settings), reporter)

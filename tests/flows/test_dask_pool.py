@@ -6,13 +6,14 @@ import concurrent.futures as cf
 import logging
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from flows.pipeline import IngestRequest, extraction_pool, run_ingest
-from flows.pool import DaskPool, dask_pool
+from flows.pool import DaskPool, PageTakenBack, dask_pool
 from flows.schedule import free_port
 from flows.settings import Settings
 from schema.errors import InputError
@@ -146,3 +147,65 @@ def test_workers_that_cannot_import_the_drafter_are_not_used(
     assert "cannot run the drafter" in caplog.text
     assert "install incident-ingest where they run" in caplog.text
     assert "No module named 'flows" in caplog.text
+
+
+def test_a_page_held_past_the_deadline_is_taken_back(cluster) -> None:  # type: ignore[no-untyped-def]
+    """Dask cannot interrupt a task; the pool stops waiting for it instead."""
+    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    pool = DaskPool(client, deadline=1.0, every=0.1)
+    try:
+        started = time.monotonic()
+        held = pool.submit(time.sleep, 4)
+        with pytest.raises(PageTakenBack, match=r"out on the Dask cluster for over 1 s"):
+            held.result(timeout=30)
+        assert time.monotonic() - started < 3.5  # not held until the task ends
+        # the worker's one thread sleeps on: the next test gets it once it is free
+        assert client.submit(int, "7", pure=False).result(timeout=30) == 7
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def test_a_pathological_page_on_a_cluster_fails_with_the_time_limit_and_the_run_goes_on(
+    tmp_path: Path, cluster
+) -> None:  # type: ignore[no-untyped-def]
+    """Taken back from the cluster, the slow page is drafted here under the alarm and fails;
+    the pages stuck behind it on the cluster's one worker thread are drafted."""
+    from flows.deadline import available
+    from flows.ingest import Job, ingest_jobs
+    from flows.pool import warm
+
+    if not available():
+        pytest.skip("the limit needs SIGALRM (POSIX)")
+    jobs = [Job(source=path, kind="page") for path in _pages(tmp_path, 4)]
+    paragraph = b"<p>At 09:12 UTC the brokers rejected connections while the retry storm grew.</p>\n"
+    slow = Path(jobs[1].source)
+    slow.write_bytes(slow.read_bytes().replace(b"</h1>", b"</h1>" + paragraph * 12000, 1))
+    settings = Settings(data_dir=tmp_path / "data", draft_timeout=0.5)
+    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    # Warm, as the fork server's workers are: a cold first page takes over a second anywhere.
+    client.run(warm)
+    warm()
+    pool = DaskPool(client, deadline=1.0, every=0.1)
+    try:
+        outcomes = ingest_jobs(jobs, settings=settings, pool=pool)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    assert [o.status for o in outcomes] == ["drafted", "failed", "drafted", "drafted"], [
+        o.reason for o in outcomes
+    ]
+    assert "took longer than 0.5 s" in (outcomes[1].reason or "")
+
+
+def test_with_a_dask_scheduler_the_local_workers_are_not_warmed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """They are only the cluster's fallback; warming them costs about 1.5 s of CPU."""
+    import flows.pipeline
+
+    started: list[bool] = []
+    monkeypatch.setattr(flows.pipeline, "start_server", lambda: started.append(True))
+    request = IngestRequest(sources=_pages(tmp_path, 9), workers=2)
+    flows.pipeline.warm_workers(request, Settings(data_dir=tmp_path, dask_scheduler="tcp://127.0.0.1:8786"))
+    assert started == []
+    flows.pipeline.warm_workers(request, Settings(data_dir=tmp_path))
+    assert started == [True]
