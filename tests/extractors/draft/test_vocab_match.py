@@ -104,3 +104,27 @@ def test_multiword_forms_are_candidates_whatever_stands_between_their_words(
         for i, m in enumerate(matchers(kind)):  # type: ignore[arg-type]
             if m.pattern.search(text):
                 assert i in found[kind][0], (kind, m.term, text)  # type: ignore[index]
+
+
+def _term_ids(kind: str, term: str) -> set[int]:
+    return {i for i, m in enumerate(matchers(kind)) if m.term == term}  # type: ignore[arg-type]
+
+
+def test_an_occurrence_lands_in_its_own_sentence_after_leading_separators() -> None:
+    # Occurrences are found in the page without white space and hyphens, then mapped back: the
+    # page's leading " -  " must be counted, or "load balancer" would land in the first sentence.
+    text = " -  Intro here. The load balancer failed."
+    cut = text.index("load")
+    found = candidates_by_sentence(text, [4, cut], [cut - 1, len(text)])["components"]
+    ids = _term_ids("components", "load-balancer")
+    assert ids & set(found[1])
+    assert not ids & set(found[0])
+
+
+def test_a_latin_form_inside_a_longer_word_is_not_a_candidate() -> None:
+    text = "Our xdns cache was fine. Then dns failed."
+    first_end = text.index(".") + 1
+    found = candidates_by_sentence(text, [0, first_end + 1], [first_end, len(text)])["domains"]
+    ids = _term_ids("domains", "dns")
+    assert ids & set(found[1])
+    assert not ids & set(found[0])
