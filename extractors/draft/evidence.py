@@ -163,6 +163,29 @@ class Context:
         ends = [s.end for s in self.sentences]
         return None if any(b > a for a, b in zip(starts[1:], ends, strict=False)) else (starts, ends)
 
+    @cached_property
+    def _lowered(self) -> str | None:
+        """text.lower() where its slices are the sentences' own lower(): None when lower() is not
+        one character for one (İ), or depends on the neighbours (Σ turns ς at a word's end)."""
+        text = self.doc.text
+        lower = text.lower()
+        return lower if len(lower) == len(text) and "\u03a3" not in text else None
+
+    def cue_counts(self, lexicon: Lexicon) -> dict[int, int]:
+        """By sentence start, `lexicon.count(s.text.lower())` of every sentence that has a match:
+        one pass over the page rather than one a sentence (these were 400 calls a page)."""
+        memo = self.memo.setdefault("cue_counts", {})
+        if lexicon in memo:
+            return memo[lexicon]
+        sents = self.sentences
+        if self._lowered is not None and self._bounds is not None:
+            counts = lexicon.counts_within(self._lowered, *self._bounds)
+            out = {sents[i].start: n for i, n in counts.items()}
+        else:
+            out = {s.start: n for s in sents if (n := lexicon.count(s.text.lower()))}
+        memo[lexicon] = out
+        return out
+
     def touching(self, pattern: re.Pattern[str], *, folded: bool = False) -> set[int] | None:
         """The indices of the sentences that a match of `pattern` in the whole text (in
         Context.folded with `folded`) overlaps; None (check every sentence) when the sentences

@@ -68,12 +68,12 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     section = [s for s in ctx.by_role("impact") if s.kind != "code"]
     if section:
         return section, "heading"
-    cue = field_cue("impact")
+    cued = ctx.cue_counts(field_cue("impact"))
     # Impact is told anywhere but in plans and lessons: summaries, cause sections, timelines.
     near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
     scored = []
     for i, s in enumerate(near):
-        n = len(cue.findall(s.text.lower())) + (2 if _count_in(ctx, s) else 0)
+        n = cued.get(s.start, 0) + (2 if _count_in(ctx, s) else 0)
         if n >= 1 and len(s.text) >= 20:
             scored.append((-n, i, s))
     # The sentences with most impact cues, told in page order.

@@ -9,6 +9,7 @@ automaton finds every occurrence, overlapping ones included; `spans` picks the r
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import ahocorasick
@@ -67,6 +68,32 @@ class Lexicon:
             if begin >= free:
                 free = begin + longest[begin]
                 out.append((begin, free))
+        return out
+
+    def counts_within(self, text: str, starts: list[int], ends: list[int]) -> dict[int, int]:
+        """For each span [starts[i], ends[i]) of `text` (sorted, disjoint) that has matches, how
+        many: `len(spans(text[a:b]))`, from one pass over `text` instead of one per span."""
+        if not self.phrases or not text:
+            return {}
+        longest: dict[int, dict[int, int]] = {}  # span index -> begin -> longest size there
+        for last, (size, word_start) in self._automaton.iter(text):
+            begin = last - size + 1
+            i = bisect_right(starts, begin) - 1
+            if i < 0 or last >= ends[i]:
+                continue  # outside every span, or running past its span's end
+            if word_start and begin > starts[i] and _word_char(text[begin - 1]):
+                continue
+            at = longest.setdefault(i, {})
+            if at.get(begin, 0) < size:
+                at[begin] = size
+        out = {}
+        for i, at in longest.items():
+            count = free = 0
+            for begin in sorted(at):
+                if begin >= free:
+                    free = begin + at[begin]
+                    count += 1
+            out[i] = count
         return out
 
     def findall(self, text: str) -> list[str]:

@@ -41,13 +41,13 @@ def draft_list(ctx: Context, name: str) -> Found:
         items = [s for s in section if s.kind == "list_item"] or section
         chosen, conf = items[:MAX_ITEMS], confidence(0.7, "heading")
     else:
-        cue = field_cue(name)
+        cued = ctx.cue_counts(field_cue(name))
         roles = CUE_ROLES[name]
-        hits = [s for s in _entries(ctx.sentences) if s.role in roles and cue.search(s.text.lower())]
+        hits = [s for s in _entries(ctx.sentences) if s.role in roles and s.start in cued]
         if name == "remediation":
             # Remediation is what was done: the future tense belongs to action items.
-            future = field_cue("action_items")
-            hits = [s for s in hits if not future.search(s.text.lower())]
+            future = ctx.cue_counts(field_cue("action_items"))
+            hits = [s for s in hits if s.start not in future]
         chosen, conf = hits[:MAX_CUE_ITEMS], confidence(0.4, "cue")
     if chosen:
         found.put(

@@ -72,13 +72,13 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
 def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -> dict[str, Score]:
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
-    cause = field_cue("root_cause")
+    cause = ctx.cue_counts(field_cue("root_cause"))
     every = matchers(kind)
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
             continue
-        if cue_boost and sent is not None and cause.search(text.lower()):
+        if cue_boost and sent is not None and sent.start in cause:
             w *= settings()["cause_cue_boost"]
         # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}

@@ -83,13 +83,13 @@ def _lead(ctx: Context) -> list[Sentence]:
 
 
 def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> list[Sentence]:
-    pattern = field_cue(name)
+    counts = ctx.cue_counts(field_cue(name))
     weights = CUE_ROLE_WEIGHT.get(name, {})
     scored = []
     for i, s in enumerate(ctx.sentences):
         if s.role == "skip" or len(s.text) < 15:
             continue
-        hits = len(pattern.findall(s.text.lower()))
+        hits = counts.get(s.start, 0)
         if hits and weights.get(s.role, 0.8) > 0:
             scored.append((-(hits * weights.get(s.role, 0.8)), i, s))
     scored.sort(key=lambda t: (t[0], t[1]))

@@ -96,6 +96,36 @@ def test_cue_lexicon_matches_like_the_regex_on_any_text(text: str) -> None:
     )
 
 
+@given(LEXICON_TEXTS, st.lists(st.integers(0, 40), max_size=6))
+@example("xdata loss", [1])
+@example("data lossdata loss", [4, 9])
+@example("데이터 손실障害", [3])
+def test_counts_within_spans_are_each_spans_own_count(text: str, cuts: list[int]) -> None:
+    """One pass over the text counts, per span, what `count` finds in the span's own text: a
+    match that runs past the span's end is not the span's, and at a span's start a Latin
+    phrase needs no word boundary before it."""
+    lexicon = cue_pattern(LEXICON)
+    bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
+    starts, ends = bounds[:-1], bounds[1:]
+    got = lexicon.counts_within(text, starts, ends)
+    want = {
+        i: n for i, (a, b) in enumerate(zip(starts, ends, strict=True)) if (n := lexicon.count(text[a:b]))
+    }
+    assert got == want, (text, bounds)
+
+
+def test_cue_counts_are_each_sentences_own_count_on_our_pages() -> None:
+    lexicons = [cue_pattern(cues()[group][name]) for group, name in CUE_LISTS]
+    for page in PAGES:
+        ctx = Context(
+            extract_document(page.read_bytes(), url="https://example.org/p", content_type="text/html")
+        )
+        assert ctx._lowered is not None and ctx._bounds is not None  # the one-pass path is taken
+        for lexicon in lexicons:
+            want = {s.start: n for s in ctx.sentences if (n := lexicon.count(s.text.lower()))}
+            assert ctx.cue_counts(lexicon) == want, page.name
+
+
 # Pieces that the severity and duration patterns are made of, and some that are near misses.
 PIECES = [
     *"sevSEVPp0123456 :_-=.",
