@@ -225,6 +225,32 @@ def test_a_batch_fetches_its_hosts_in_turn(data_dir: Path) -> None:
     assert [o.source for o in outcomes] == urls and {o.status for o in outcomes} == {"drafted"}
 
 
+def test_a_batch_runs_a_fetch_thread_per_host_not_per_allowed_request(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One request is in flight per host: with two hosts, a third thread would only wait."""
+    import threading
+
+    from flows.ingest import Ingestor, ingest_jobs, job_for
+    from flows.settings import Settings
+
+    seen: set[str] = set()
+    prepare = Ingestor.prepare
+
+    def spy(self: Ingestor, job):  # type: ignore[no-untyped-def]
+        seen.add(threading.current_thread().name)
+        time.sleep(0.05)  # long enough that idle threads would pick up the next jobs
+        return prepare(self, job)
+
+    monkeypatch.setattr(Ingestor, "prepare", spy)
+    settings = Settings(data_dir=data_dir, allow_hosts=",".join(HOSTS), min_interval=0, concurrency=8)
+    with LoopbackServer(HOSTS) as server:
+        urls = _two_blogs(server)
+        outcomes = ingest_jobs([job_for(u) for u in urls], settings=settings)
+    assert {o.status for o in outcomes} == {"drafted"}
+    assert len(seen) == 2, seen
+
+
 def test_batches_are_cut_with_hosts_in_turn_and_the_report_keeps_the_sources_order(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
