@@ -10,7 +10,7 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from extractors.draft.lexicon import Lexicon
+from extractors.draft.lexicon import Lexicon, counts_within_each
 from extractors.sentences import split_sentences, trim
 from schema.document import Block, Document, Section
 from schema.draft import Confidence, Evidence, Method
@@ -179,12 +179,14 @@ class Context:
             return memo[lexicon]
         sents = self.sentences
         if self._lowered is not None and self._bounds is not None:
-            counts = lexicon.counts_within(self._lowered, *self._bounds)
-            out = {sents[i].start: n for i, n in counts.items()}
+            # The field cue lists are all asked for on most pages: count them in one pass.
+            joint = _field_cues() if lexicon in _field_cues() else (lexicon,)
+            found = counts_within_each(joint, self._lowered, *self._bounds)
+            for each, counts in zip(joint, found, strict=True):
+                memo[each] = {sents[i].start: n for i, n in counts.items()}
         else:
-            out = {s.start: n for s in sents if (n := lexicon.count(s.text.lower()))}
-        memo[lexicon] = out
-        return out
+            memo[lexicon] = {s.start: n for s in sents if (n := lexicon.count(s.text.lower()))}
+        return memo[lexicon]
 
     def touching(self, pattern: re.Pattern[str], *, folded: bool = False) -> set[int] | None:
         """The indices of the sentences that a match of `pattern` in the whole text (in
@@ -278,6 +280,11 @@ def cue_pattern(phrases: list[str]) -> Lexicon:
 @cache
 def field_cue(name: str) -> Lexicon:
     return cue_pattern(cues()["fields"].get(name, []))
+
+
+@cache
+def _field_cues() -> tuple[Lexicon, ...]:
+    return tuple(field_cue(name) for name in cues()["fields"])
 
 
 # Which role wins when a heading names several ("Resolution and next steps" -> action_items).

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from extractors import extract_document
 from extractors.draft import evidence, impact, severity, timeline
 from extractors.draft.evidence import Context, cue_pattern, cues
+from extractors.draft.lexicon import counts_within_each
 from extractors.sentences import split_sentences
 from tests.conftest import DATA
 
@@ -112,6 +113,15 @@ def test_counts_within_spans_are_each_spans_own_count(text: str, cuts: list[int]
         i: n for i, (a, b) in enumerate(zip(starts, ends, strict=True)) if (n := lexicon.count(text[a:b]))
     }
     assert got == want, (text, bounds)
+    # Several lexicons in one pass, sharing phrases (each phrase counts for every list it is in).
+    lists = (lexicon, JOINT_SHORT, JOINT_CJK)
+    for each, counts in zip(lists, counts_within_each(lists, text, starts, ends), strict=True):
+        spans = enumerate(zip(starts, ends, strict=True))
+        assert counts == {i: n for i, (a, b) in spans if (n := each.count(text[a:b]))}, (text, bounds)
+
+
+JOINT_SHORT = cue_pattern(["data", "loss", "a", "at"])
+JOINT_CJK = cue_pattern(["데이터", "障", "loss", "ta los"])
 
 
 def test_cue_counts_are_each_sentences_own_count_on_our_pages() -> None:
