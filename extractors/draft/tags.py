@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from extractors.draft.evidence import (
@@ -54,13 +55,16 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
         spans = ([s.start for s in sents], [s.end for s in sents])
         ctx.memo["tag_candidates"] = (candidates_in(title), candidates_by_sentence(ctx.doc.text, *spans))
     in_title, per_sentence = ctx.memo["tag_candidates"]
-    units: list[tuple[str, str, Sentence | None, list[int]]] = [(title, "title", None, in_title[kind])]
+    units: list[tuple[str, str, Sentence | None, Mapping[int, int]]] = [
+        (title, "title", None, dict.fromkeys(in_title[kind], 0))
+    ]
     units += [(s.text, s.role, s, ids) for s, ids in zip(sents, per_sentence[kind], strict=True) if ids]
     out = []
     for text, role, sent, ids in units:
         found = []
-        for i in ids:
-            hit = every[i].pattern.search(text)
+        base = sent.start if sent is not None else 0
+        for i, first in ids.items():
+            hit = every[i].pattern.search(text, first - base)  # none starts before its form
             if hit:
                 found.append((i, hit.start(), hit.end()))
         if found:

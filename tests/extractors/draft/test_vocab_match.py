@@ -38,9 +38,11 @@ def test_every_matcher_that_hits_a_sentence_is_a_candidate(kind: str) -> None:
             for i, m in enumerate(every):
                 pairs += 1
                 kept += i in ids
-                if m.pattern.search(s.text):
+                if hit := m.pattern.search(s.text):
                     hits += 1
                     assert i in ids, (kind, m.term, s.text)
+                    # a search may start at the earliest form: no hit starts before it
+                    assert ids[i] <= s.start + hit.start(), (kind, m.term, s.text)
     assert hits > 0
     assert kept < pairs / 10, "the prefilter should leave out most sentence-matcher pairs"
 
@@ -102,8 +104,9 @@ def test_multiword_forms_are_candidates_whatever_stands_between_their_words(
     found = candidates_by_sentence(text, [0], [len(text)])
     for kind in KINDS:
         for i, m in enumerate(matchers(kind)):  # type: ignore[arg-type]
-            if m.pattern.search(text):
+            if hit := m.pattern.search(text):
                 assert i in found[kind][0], (kind, m.term, text)  # type: ignore[index]
+                assert found[kind][0][i] <= hit.start(), (kind, m.term, text)  # type: ignore[index]
 
 
 def _term_ids(kind: str, term: str) -> set[int]:
