@@ -132,9 +132,6 @@ def forms() -> tuple[Form, ...]:
     return tuple(out)
 
 
-Owners = tuple[tuple[Kind, int], ...]
-
-
 @cache
 def _automaton() -> ahocorasick.Automaton:
     """Every compacted form, for one Aho-Corasick pass over a compacted page: each occurrence,

@@ -108,7 +108,7 @@ def test_counts_within_spans_are_each_spans_own_count(text: str, cuts: list[int]
     lexicon = cue_pattern(LEXICON)
     bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
     starts, ends = bounds[:-1], bounds[1:]
-    got = lexicon.counts_within(text, starts, ends)
+    (got,) = counts_within_each((lexicon,), text, starts, ends)
     want = {
         i: n for i, (a, b) in enumerate(zip(starts, ends, strict=True)) if (n := lexicon.count(text[a:b]))
     }
