@@ -399,8 +399,7 @@ class Ingestor:
         drafting: dict[cf.Future[Drafted], tuple[int, DraftTask]] = {}
         # No more threads than can fetch at once: one request is in flight per host, so a thread
         # beyond the hosts would only wait on a host's turn, and cost GIL hand-offs meanwhile
-        # (4 hosts, loopback: 8 threads gave 2-6% fewer pages a second than 4). Saved pages and
-        # WARC files are read here, at one host's worth.
+        # (4 hosts, loopback: 8 threads gave 2-6% fewer pages a second than 4).
         threads = max(1, min(self.settings.concurrency, len(jobs), lanes(jobs)))
         # Fetching outruns drafting, so without a bound every fetched page of the batch would wait
         # in memory for a worker. A job takes room before it is fetched and gives it back once its
@@ -528,10 +527,12 @@ class _Drafts:
 
 
 def lanes(jobs: list[Job]) -> int:
-    """How many of the jobs can be fetched at once: one per host, one for every local source."""
+    """How many of the jobs can be fetched at once: one per host, and every local source (saved
+    pages and WARC files wait for no host; several at once also share the archive's fsyncs)."""
     from flows.fetch.urls import host_key
 
-    return len({host_key(job.source) if job.kind == "url" else None for job in jobs})
+    hosts = {host_key(job.source) for job in jobs if job.kind == "url"}
+    return len(hosts) + sum(job.kind != "url" for job in jobs)
 
 
 def fetch_order(jobs: list[Job]) -> list[int]:

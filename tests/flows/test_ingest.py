@@ -251,6 +251,15 @@ def test_a_batch_runs_a_fetch_thread_per_host_not_per_allowed_request(
     assert len(seen) == 2, seen
 
 
+def test_lanes_are_the_hosts_plus_every_local_source() -> None:
+    from flows.ingest import Job, lanes
+
+    urls = ["http://127.0.0.2/a", "http://127.0.0.2/b", "https://127.0.0.3/c"]
+    local = [Job(source="a.html", kind="page"), Job(source="b.warc.gz", kind="warc")]
+    assert lanes([Job(source=u, kind="url") for u in urls]) == 2
+    assert lanes([Job(source=u, kind="url") for u in urls] + local) == 4
+
+
 def test_batches_are_cut_with_hosts_in_turn_and_the_report_keeps_the_sources_order(
     data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
