@@ -20,6 +20,23 @@ def _word_char(char: str) -> bool:
     return "a" <= char <= "z" or "0" <= char <= "9"
 
 
+def _starts_word(phrase: str) -> bool:
+    """A phrase led by a Latin letter or digit matches only at a word start."""
+    return phrase[:1].isascii() and phrase[:1].isalnum()
+
+
+def _leftmost_longest(longest: dict[int, int]) -> list[tuple[int, int]]:
+    """From the longest match at each start, the regex's picks: leftmost, then longest, never
+    overlapping."""
+    out = []
+    free = 0
+    for begin in sorted(longest):
+        if begin >= free:
+            free = begin + longest[begin]
+            out.append((begin, free))
+    return out
+
+
 @dataclass(frozen=True)
 class Hit:
     """One match, shaped like the part of `re.Match` the drafters read."""
@@ -48,7 +65,7 @@ class Lexicon:
         self._automaton = ahocorasick.Automaton()
         for phrase in self.phrases:
             # value: the phrase's length and whether it must start a word
-            self._automaton.add_word(phrase, (len(phrase), phrase[:1].isascii() and phrase[:1].isalnum()))
+            self._automaton.add_word(phrase, (len(phrase), _starts_word(phrase)))
         if self.phrases:
             self._automaton.make_automaton()
 
@@ -63,13 +80,7 @@ class Lexicon:
                 continue
             if longest.get(begin, 0) < size:
                 longest[begin] = size
-        out = []
-        free = 0
-        for begin in sorted(longest):
-            if begin >= free:
-                free = begin + longest[begin]
-                out.append((begin, free))
-        return out
+        return _leftmost_longest(longest)
 
     def findall(self, text: str) -> list[str]:
         return [text[a:b] for a, b in self.spans(text)]
@@ -91,7 +102,7 @@ def _joint(lexicons: tuple[Lexicon, ...]) -> ahocorasick.Automaton:
             owners.setdefault(phrase, []).append(k)
     automaton = ahocorasick.Automaton()
     for phrase, ks in owners.items():
-        automaton.add_word(phrase, (len(phrase), phrase[:1].isascii() and phrase[:1].isalnum(), tuple(ks)))
+        automaton.add_word(phrase, (len(phrase), _starts_word(phrase), tuple(ks)))
     if owners:
         automaton.make_automaton()
     return automaton
@@ -117,15 +128,4 @@ def counts_within_each(
                 at = longest[k].setdefault(i, {})
                 if at.get(begin, 0) < size:
                     at[begin] = size
-    out = []
-    for per_span in longest:
-        counts = {}
-        for i, at in per_span.items():
-            count = free = 0
-            for begin in sorted(at):  # leftmost, then longest, never overlapping: as spans()
-                if begin >= free:
-                    free = begin + at[begin]
-                    count += 1
-            counts[i] = count
-        out.append(counts)
-    return out
+    return [{i: len(_leftmost_longest(at)) for i, at in per_span.items()} for per_span in longest]

@@ -10,7 +10,6 @@ without it; it only skips regex searches that could not match (most of them).
 from __future__ import annotations
 
 import json
-import os
 import re
 from bisect import bisect_right
 from collections import defaultdict
@@ -97,16 +96,15 @@ class Form:
     """One compacted surface form and the matchers (kind, index) whose pattern holds it."""
 
     text: str
-    # Latin patterns all start at a word boundary (see _form_pattern), so a Latin form can only hit
-    # where a word of the page begins with its first word (`head`). Other scripts: None.
-    head: str | None
+    # Latin patterns all start at a word boundary (see _form_pattern): an occurrence of such a
+    # form right after a word character is no hit. True when every original starts with a word.
+    at_word: bool
     owners: tuple[tuple[Kind, int], ...]
 
 
-def _head(form: str) -> str | None:
+def _starts_latin_word(form: str) -> bool:
     lower = form.strip().lower()
-    first = _WORD.match(lower)
-    return first.group() if first and _is_latin(lower) else None
+    return bool(_WORD.match(lower)) and _is_latin(lower)
 
 
 @cache
@@ -122,23 +120,21 @@ def forms() -> tuple[Form, ...]:
                 if (kind, i) not in owners[key]:
                     owners[key].append((kind, i))
                 originals[key].add(form)
-    out = []
-    for key, own in sorted(owners.items()):
-        heads = [_head(f) for f in sorted(originals[key])]
-        # Several originals can compact alike ("rate limit", "ratelimit"): their common start.
-        latin = [h for h in heads if h is not None]
-        head = os.path.commonprefix(latin) if len(latin) == len(heads) else None
-        out.append(Form(key, head or None, tuple(own)))
-    return tuple(out)
+    # Several originals can compact alike ("rate limit", "ratelimit"): the word test holds for
+    # the form only if it holds for each.
+    return tuple(
+        Form(key, all(_starts_latin_word(f) for f in originals[key]), tuple(own))
+        for key, own in sorted(owners.items())
+    )
 
 
 @cache
 def _automaton() -> ahocorasick.Automaton:
     """Every compacted form, for one Aho-Corasick pass over a compacted page: each occurrence,
-    overlapping ones too, with the form's owners and whether it starts with a Latin word."""
+    overlapping ones too, with the form's owners and whether it must start at a word."""
     automaton = ahocorasick.Automaton()
     for form in forms():  # one Form per compacted text
-        automaton.add_word(form.text, (len(form.text), form.owners, form.head is not None))
+        automaton.add_word(form.text, (len(form.text), form.owners, form.at_word))
     automaton.make_automaton()
     return automaton
 
@@ -183,10 +179,10 @@ def candidates_by_sentence(
         run_at = list(accumulate(map(len, runs), initial=0))
         gaps = list(accumulate(map(len, _SEPARATORS.findall(lower)), initial=0))
         lead = 1 if _SEPARATORS.match(lower) else 0
-        for last, (size, owners, latin) in hits:
+        for last, (size, owners, at_word) in hits:
             at = last - size + 1
             offset = at + gaps[bisect_right(run_at, at) - 1 + lead]
-            if latin and offset and _is_word_char(text[offset - 1]):
+            if at_word and offset and _is_word_char(text[offset - 1]):
                 continue
             sent = bisect_right(starts, offset) - 1
             if sent < 0 or offset >= ends[sent]:
