@@ -51,7 +51,8 @@ _SAMPLE = (
 def warm() -> None:
     """Draft a small sample once, so this process's first real page pays no first-call cost."""
     from extractors import language
-    from flows.ingest import DraftTask, Job, draft_for_queue
+    from flows.drafting import DraftTask, draft_for_queue
+    from flows.jobs import Job
 
     # The sample's languages never reach langdetect (scripts and English are told apart first).
     language.warm()
@@ -242,6 +243,6 @@ def dask_pool(address: str, timeout: float, draft_timeout: float = 0.0) -> DaskP
 
 def _can_draft() -> bool:
     """Run on each Dask worker: it imports the drafter (unpickling this function needs it too)."""
-    from flows.ingest import draft_for_queue
+    from flows.drafting import draft_for_queue
 
     return callable(draft_for_queue)

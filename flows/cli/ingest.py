@@ -15,7 +15,7 @@ import typer
 from flows.cli.common import DataDir, JsonFlag, make_settings
 
 if TYPE_CHECKING:  # flows.pipeline imports Prefect (about 1.5 s): only when a run needs it
-    from flows.ingest import Outcome
+    from flows.jobs import Outcome
     from flows.pipeline import Reporter
 
 

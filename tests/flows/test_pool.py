@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from flows import ingest
-from flows.ingest import Job, ingest_jobs
+from flows import scheduler
+from flows.jobs import Job
 from flows.pool import make_pool
+from flows.scheduler import ingest_jobs
 from flows.settings import Settings
 from tests.conftest import DATA
 
@@ -94,10 +95,10 @@ def test_fetched_pages_wait_for_workers_in_bounded_numbers(
     jobs = _jobs(tmp_path, 30)
     settings = Settings(data_dir=tmp_path / "unbounded", concurrency=2)
     with make_pool(1) as pool:
-        monkeypatch.setattr(ingest, "DRAFTS_AHEAD", 1000)
+        monkeypatch.setattr(scheduler, "DRAFTS_AHEAD", 1000)
         unbounded = _Counting(pool)
         ingest_jobs(jobs, settings=settings, pool=unbounded)
-        monkeypatch.setattr(ingest, "DRAFTS_AHEAD", 2)
+        monkeypatch.setattr(scheduler, "DRAFTS_AHEAD", 2)
         bounded = _Counting(pool)
         outcomes = ingest_jobs(
             jobs, settings=settings.model_copy(update={"data_dir": tmp_path / "b"}), pool=bounded
