@@ -4,6 +4,7 @@ what became of it (Outcome), with the one helper that turns an error into an Out
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
@@ -70,6 +71,20 @@ class Outcome(BaseModel):
 
 def is_url(source: str) -> bool:
     return source.lower().startswith(("http://", "https://"))
+
+
+# A URL scheme (two letters at least, so that C:\\ stays a path) at the start of a source.
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
+ONLY = "only http and https URLs, saved pages and WARC files are ingested"
+
+
+def unsupported(source: str) -> str | None:
+    """Why `source` cannot be ingested when it is a URL of another scheme (javascript:, file:,
+    ftp:, data:...); None for http(s) URLs and paths. A file of that name wins: it is a path."""
+    match = _SCHEME.match(source)
+    if is_url(source) or not match or Path(source).exists():
+        return None
+    return f"{source}: {match.group(1).lower()}: URLs are not supported; {ONLY}"
 
 
 def job_for(source: str, *, url: str | None = None) -> Job:

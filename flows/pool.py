@@ -61,6 +61,24 @@ def warm() -> None:
     draft_for_queue(DraftTask(job, _SAMPLE, url, url, "text/html", None, "sha256:", "2026-01-01T00:00:00Z"))
 
 
+_warming: threading.Thread | None = None
+
+
+def warm_in_background() -> None:
+    """Start warming this process (warm()) in a thread, for a run that drafts its few pages here:
+    the imports and first calls, about 1 s, then overlap Prefect's start instead of following it."""
+    global _warming
+    if _warming is None:
+        _warming = threading.Thread(target=warm, name="warm-drafter", daemon=True)
+        _warming.start()
+
+
+def wait_warm() -> None:
+    """Let a warm-up started here end before drafting in this process (one first call, not two)."""
+    if _warming is not None:
+        _warming.join()
+
+
 def _context() -> BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from flows.drafting import Drafted, DraftTask, draft_for_queue
 from flows.jobs import Job, Outcome, failure, or_failure
-from flows.pool import PageTakenBack
+from flows.pool import PageTakenBack, wait_warm
 from flows.settings import Settings
 from flows.stages import Ingestor
 
@@ -181,6 +181,7 @@ class Scheduler:
         return or_failure(task.job.source, lambda: self.stages.finish(task, drafted))
 
     def _finish_inline(self, task: DraftTask) -> Outcome:
+        wait_warm()
         timeout = self.stages.settings.draft_timeout
         return or_failure(task.job.source, lambda: self.stages.finish(task, draft_for_queue(task, timeout)))
 

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 from flows.clock import utc_now
 from flows.drafting import Drafted, DraftTask
-from flows.jobs import Job, Outcome, Status, or_failure
+from flows.jobs import Job, Outcome, Status, or_failure, unsupported
 from flows.pages import read_page
 from flows.settings import Settings
 from flows.store.audit import field_diff
 from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore
-from schema.errors import IngestError
+from schema.errors import IngestError, InputError
 
 if TYPE_CHECKING:
     from flows.archive.capture import Capture
@@ -91,6 +91,9 @@ class Ingestor:
     def prepare_page(self, job: Job) -> Outcome | DraftTask:
         from flows.fetch import canonicalize_url
 
+        why = unsupported(job.source)
+        if why:
+            raise InputError(why)
         page = read_page(Path(job.source))
         address = job.url or page.file_url
         canonical = canonicalize_url(address) if job.url else address
