@@ -245,7 +245,7 @@ def dask_pool(address: str, timeout: float, draft_timeout: float = 0.0) -> DaskP
     # without incident-ingest would fail every page. Both are asked before the first page.
     try:
         ready = client.run(_can_draft)
-    except Exception as exc:  # noqa: BLE001 - whatever the workers raise, the message carries it
+    except Exception as exc:  # whatever the workers raise, the message carries it
         client.close()
         raise InputError(
             f"the Dask workers of {address} cannot run the drafter ({type(exc).__name__}: {exc}); "

@@ -44,7 +44,7 @@ def test_a_killed_worker_loses_no_source(tmp_path: Path) -> None:
     pool = make_pool(2)
     try:
         pool.submit(os.getpid).result(timeout=120)  # start the workers
-        for pid in list(pool._processes):  # noqa: SLF001 - the only way to reach the workers
+        for pid in list(pool._processes):  # the only way to reach the workers
             os.kill(pid, signal.SIGKILL)
         outcomes = ingest_jobs(jobs, settings=Settings(data_dir=tmp_path / "data"), pool=pool)
     finally:
