@@ -173,7 +173,7 @@ def load_postmortems(out: Path) -> list[dict[str, Any]]:
             body = re.sub(r"-----BEGIN PGP SIGNED MESSAGE-----\n(?:[^\n]+\n)*\n", "", body)
             body = re.sub(
                 r"-----BEGIN PGP SIGNATURE-----.*?-----END PGP SIGNATURE-----", "", body, flags=re.S
-            )  # noqa: E501
+            )
         truth, heads = _reference(body)
         page = (out / doc.name / "page.html").read_bytes()
         base = {

@@ -69,7 +69,7 @@ def serve(
         def log_message(self, *args: object) -> None:
             pass
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             body = bodies.get(self.path)
             if body is None:
                 self.send_response(404)

@@ -19,8 +19,8 @@ os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "CRITICAL")
 os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
 
-from prefect import flow, task  # noqa: E402
-from prefect.cache_policies import NONE  # noqa: E402
+from prefect import flow, task
+from prefect.cache_policies import NONE
 
 
 def work(i: int) -> int:

@@ -359,7 +359,7 @@ def run_readability(text: str) -> etree._Element | None:
 
     try:
         summary = Readability(text).summary(html_partial=True)
-    except Exception as exc:  # readability raises bare Exceptions on odd markup
+    except Exception as exc:  # noqa: BLE001 - readability raises bare Exceptions on odd markup
         log.debug("readability failed: %s", exc)
         return None
     if not summary or not summary.strip():

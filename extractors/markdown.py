@@ -39,7 +39,7 @@ def _yaml(block: str) -> dict[str, Any]:
         import yaml
 
         data = yaml.safe_load(block)
-    except Exception:  # yaml.YAMLError and its scanner/constructor errors; fall back to lines
+    except Exception:  # noqa: BLE001 - yaml.YAMLError and its scanner/constructor errors; fall back to lines
         data = None
     return data if isinstance(data, dict) else _lines(block, ":")
 

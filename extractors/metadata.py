@@ -196,6 +196,6 @@ def page_date(tree: html.HtmlElement, url: str | None) -> str | None:
 
     try:
         found = find_date(tree, url=url, extensive_search=False, original_date=True)
-    except Exception:  # htmldate raises on odd trees; a missing date is not an extraction failure
+    except Exception:  # noqa: BLE001 - htmldate raises on odd trees; a missing date is no failure
         return None
     return iso_date(found)

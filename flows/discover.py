@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin
 
 from flows.gate import gate
-from flows.ingest import Job, Outcome, failure, is_url, job_for
+from flows.jobs import IngestRequest, Job, Outcome, failure, is_url, job_for
 from flows.settings import Settings
 from flows.sources import SourceGroup, load_sources
 from flows.store.ledger import Ledger
@@ -21,7 +21,6 @@ from schema.errors import FetchError, IngestError, InputError
 
 if TYPE_CHECKING:
     from flows.fetch import Fetcher
-    from flows.pipeline import IngestRequest
 
 # A sitemap may be gzipped; inflate at most this much (a sitemap holds at most 50 MB by the spec).
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024

@@ -1,10 +1,10 @@
-"""The Prefect flows: thin wrappers that name, batch and report the stages of flows/ingest.py.
+"""The Prefect flows: thin wrappers that name, batch and report the stages of flows/scheduler.py.
 
 Why batches: Prefect records every task run from events, and on 2 cores 1,000 one-source tasks
 keep its server busy for about 50 s after the flow returns (see bench/prefect_overhead.py). One
 task per batch of BATCH_SIZE sources keeps that overhead to a few tasks per run, while Prefect
 still shows discovery and each batch as its own task with its own state. Batches are 500 rather
-than 200: memory does not grow with them, as Ingestor.run bounds the pages it holds.
+than 200: memory does not grow with them, as the Scheduler bounds the pages it holds.
 
 Why the flow holds one sync client: a sync task run looks for a SyncClientContext and, finding
 none, builds its own API client, and with it a TLS context from the CA bundle: about 60 ms of CPU
@@ -35,12 +35,12 @@ from prefect.artifacts import acreate_table_artifact
 from prefect.cache_policies import NONE
 from prefect.context import SyncClientContext
 from prefect.utilities.annotations import quote
-from pydantic import BaseModel, Field
 
 from flows.discover import discover, remember
 from flows.fetch import Fetcher
-from flows.ingest import POOL_THRESHOLD, Job, Outcome, fetch_order, ingest_each, job_for
+from flows.jobs import IngestRequest, Job, Outcome, job_for
 from flows.pool import dask_pool, make_pool, start_server
+from flows.scheduler import POOL_THRESHOLD, fetch_order, ingest_each
 from flows.settings import Settings
 from schema.errors import InputError
 
@@ -58,20 +58,6 @@ class Reporter(Protocol):
 
 # Process-local, never part of a flow's parameters (a deployment run simply has none).
 reporter: ContextVar[Reporter | None] = ContextVar("reporter", default=None)
-
-
-class IngestRequest(BaseModel):
-    """What a curator asked for: direct sources and places to discover more."""
-
-    sources: list[str] = Field(default_factory=list)
-    url: str | None = None
-    from_file: str | None = None
-    feeds: list[str] = Field(default_factory=list)
-    sitemaps: list[str] = Field(default_factory=list)
-    sources_file: str | None = None
-    groups: list[str] = Field(default_factory=list)  # only these groups of sources_file
-    gate: bool = True
-    workers: int | None = None
 
 
 def _emit(outcome: Outcome) -> None:

@@ -51,13 +51,32 @@ _SAMPLE = (
 def warm() -> None:
     """Draft a small sample once, so this process's first real page pays no first-call cost."""
     from extractors import language
-    from flows.ingest import DraftTask, Job, draft_for_queue
+    from flows.drafting import DraftTask, draft_for_queue
+    from flows.jobs import Job
 
     # The sample's languages never reach langdetect (scripts and English are told apart first).
     language.warm()
     url = "https://example.org/warm"
     job = Job(source=url, kind="url")
     draft_for_queue(DraftTask(job, _SAMPLE, url, url, "text/html", None, "sha256:", "2026-01-01T00:00:00Z"))
+
+
+_warming: threading.Thread | None = None
+
+
+def warm_in_background() -> None:
+    """Start warming this process (warm()) in a thread, for a run that drafts its few pages here:
+    the imports and first calls, about 1 s, then overlap Prefect's start instead of following it."""
+    global _warming
+    if _warming is None:
+        _warming = threading.Thread(target=warm, name="warm-drafter", daemon=True)
+        _warming.start()
+
+
+def wait_warm() -> None:
+    """Let a warm-up started here end before drafting in this process (one first call, not two)."""
+    if _warming is not None:
+        _warming.join()
 
 
 def _context() -> BaseContext:
@@ -226,7 +245,7 @@ def dask_pool(address: str, timeout: float, draft_timeout: float = 0.0) -> DaskP
     # without incident-ingest would fail every page. Both are asked before the first page.
     try:
         ready = client.run(_can_draft)
-    except Exception as exc:  # noqa: BLE001 - whatever the workers raise, the message carries it
+    except Exception as exc:  # whatever the workers raise, the message carries it
         client.close()
         raise InputError(
             f"the Dask workers of {address} cannot run the drafter ({type(exc).__name__}: {exc}); "
@@ -242,6 +261,6 @@ def dask_pool(address: str, timeout: float, draft_timeout: float = 0.0) -> DaskP
 
 def _can_draft() -> bool:
     """Run on each Dask worker: it imports the drafter (unpickling this function needs it too)."""
-    from flows.ingest import draft_for_queue
+    from flows.drafting import draft_for_queue
 
     return callable(draft_for_queue)

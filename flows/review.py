@@ -86,7 +86,8 @@ class Reviews:
             }
 
             def build(record_id: str) -> Record:
-                url = f"{self.settings.library_base_url.rstrip('/')}/{record_id}"
+                base = self.settings.library_base_url.rstrip("/")
+                url = f"{base}/{record_id}" if base else None  # null unless the curator names a library
                 data = stamped | {"id": record_id, "url": stamped.get("url") or url}
                 return validate_as(Record, data, what=f"record {record_id} from {draft.draft_id}")
 

@@ -1,44 +1,84 @@
-"""The one settings object (environment prefix INCIDENTS_), built at the entry point and passed down."""
+"""The one settings object (environment prefix INCIDENTS_, or a .env file), built at the entry
+point and passed down. Every field carries a one-line description: `incidents settings` shows them."""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Collection
 from pathlib import Path
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 VERSION = "0.1.0"
+PREFIX = "INCIDENTS_"
+ENV_FILE = ".env"
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="INCIDENTS_", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX, extra="ignore", env_file=ENV_FILE, env_file_encoding="utf-8"
+    )
 
-    data_dir: Path = Field(default_factory=Path.cwd)
+    data_dir: Path = Field(
+        default_factory=Path.cwd,
+        description="The data directory: raw/ (the archive) and records/ (queue, records, audit log).",
+    )
     # Fetching (issue "Polite fetching"): hosts the address guard lets through, politeness.
-    allow_hosts: str = ""
-    min_interval: float = 1.0
-    user_agent_contact: str = "https://github.com/incident-ingest/incident-ingest"
-    connect_timeout: float = 10.0
-    read_timeout: float = 30.0
-    total_timeout: float = 120.0
-    max_body_bytes: int = 10 * 1024 * 1024
-    max_redirects: int = 10
-    max_retries: int = 3
-    max_retry_after: float = 120.0
-    retry_backoff: float = 0.5  # seconds; doubled per attempt, with jitter
-    ca_bundle: str = ""  # extra CA certificates (PEM file) to trust, e.g. an intranet CA
-    concurrency: int = 8
-    warc_max_bytes: int = 100 * 1024 * 1024
-    # Extraction and drafting on a Dask cluster (tcp://host:8786) instead of local processes.
-    dask_scheduler: str = ""
-    # Seconds one page's extraction and drafting may take before it fails (0: no limit).
-    draft_timeout: float = 120.0
+    allow_hosts: str = Field(
+        default="",
+        description="Hosts, IPs or CIDRs to fetch although they are loopback or private "
+        "(e.g. 127.0.0.1,wiki.corp.example,10.20.0.0/16); all others of that kind are refused.",
+    )
+    min_interval: float = Field(default=1.0, description="Seconds between two requests to one host.")
+    user_agent_contact: str = Field(
+        default="https://github.com/incident-ingest/incident-ingest",
+        description="The contact URL sent in the User-Agent: set it to your own page or address.",
+    )
+    connect_timeout: float = Field(default=10.0, description="Seconds to connect to a host.")
+    read_timeout: float = Field(default=30.0, description="Seconds to wait for the next bytes of a reply.")
+    total_timeout: float = Field(
+        default=120.0, description="Seconds one URL may take in all, retries included."
+    )
+    max_body_bytes: int = Field(
+        default=10 * 1024 * 1024, description="Largest page kept, in bytes (received and decompressed)."
+    )
+    max_redirects: int = Field(default=10, description="Redirects followed per URL.")
+    max_retries: int = Field(default=3, description="Retries after a connection error, timeout, 429 or 5xx.")
+    max_retry_after: float = Field(
+        default=120.0, description="Longest Retry-After obeyed, in seconds; longer fails the source."
+    )
+    retry_backoff: float = Field(
+        default=0.5, description="Seconds before the first retry, doubled each time (with jitter)."
+    )
+    ca_bundle: str = Field(
+        default="", description="A PEM file of extra CA certificates to trust (e.g. an intranet CA)."
+    )
+    concurrency: int = Field(default=8, description="Requests in flight at once, over all hosts.")
+    warc_max_bytes: int = Field(
+        default=100 * 1024 * 1024,
+        description="Size at which a WARC file of raw/ is closed for a new one.",
+    )
+    dask_scheduler: str = Field(
+        default="",
+        description="A Dask scheduler (tcp://host:8786) to extract and draft on, instead of local processes.",
+    )
+    draft_timeout: float = Field(
+        default=120.0, description="Seconds one page's extraction and drafting may take (0: no limit)."
+    )
     # Review and read access.
-    review_token: str = ""
-    library_base_url: str = "https://benchlet.com/incidentlib/app/cases/"
-    llm_base_url: str = ""
-    llm_model: str = ""
-    llm_api_key: str = ""
+    review_token: str = Field(default="", description="Token the review web app asks for.")
+    library_base_url: str = Field(
+        default="",
+        description="Base URL of your incident library's pages; a record's url is BASE/IL-NNNN "
+        "(empty: records get no url).",
+    )
+    llm_base_url: str = Field(
+        default="", description="An OpenAI-compatible endpoint for model-assisted drafting."
+    )
+    llm_model: str = Field(default="", description="The model name to ask at LLM_BASE_URL.")
+    llm_api_key: str = Field(default="", description="The API key for LLM_BASE_URL (never printed).")
 
     @property
     def raw_dir(self) -> Path:
@@ -59,3 +99,39 @@ class Settings(BaseSettings):
     @property
     def user_agent(self) -> str:
         return f"incident-ingest/{VERSION} (+{self.user_agent_contact})"
+
+
+# Shown first by `incidents settings`, and named in `incidents --help`: what a curator sets first.
+FIRST = ("allow_hosts", "data_dir", "user_agent_contact", "min_interval")
+SECRET_WORDS = ("key", "token", "password", "secret")
+
+
+def describe(settings: Settings, overridden: Collection[str] = ()) -> list[dict[str, Any]]:
+    """Every setting: its variable name, value (secrets masked), where the value came from
+    (default, environment, .env, or an option such as --data-dir) and its one line of help.
+    Generic over Settings.model_fields, so a field added later is listed with no change here."""
+    from dotenv import dotenv_values
+
+    in_file = {k.upper(): v for k, v in dotenv_values(ENV_FILE).items()} if Path(ENV_FILE).is_file() else {}
+    in_env = {k.upper() for k in os.environ}
+    names = [*FIRST, *(n for n in Settings.model_fields if n not in FIRST)]
+    rows = []
+    for name in names:
+        field = Settings.model_fields[name]
+        variable = f"{PREFIX}{name.upper()}"
+        source = (
+            "option"
+            if name in overridden
+            else "environment"
+            if variable in in_env
+            else ENV_FILE
+            if variable in in_file
+            else "default"
+        )
+        value = getattr(settings, name)
+        secret = isinstance(value, SecretStr) or any(w in name for w in SECRET_WORDS)
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        shown = ("********" if value else "") if secret else str(value)
+        rows.append({"name": variable, "value": shown, "source": source, "help": field.description or ""})
+    return rows

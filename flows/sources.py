@@ -55,6 +55,15 @@ class SourceGroup(BaseModel):
             raise ValueError("an index source needs link_pattern, a regex for the post links")
         return self
 
+    @field_validator("schedule")
+    @classmethod
+    def _cron(cls, value: str | None) -> str | None:
+        if value is not None:
+            why = cron_problem(value)
+            if why:
+                raise ValueError(why)
+        return value
+
     @field_validator("include", "exclude", "link_pattern")
     @classmethod
     def _regexes(cls, value: list[str] | str | None) -> list[str] | str | None:
@@ -71,6 +80,28 @@ class SourceGroup(BaseModel):
         return not any(re.search(p, url) for p in self.exclude)
 
 
+def cron_problem(expression: str) -> str | None:
+    """Why `expression` is not a cron expression Prefect can schedule, checked by a real parser
+    (cronsim, what Prefect's own scheduling brings along); None when it is one."""
+    from datetime import UTC, datetime
+
+    from cronsim import CronSim, CronSimError
+
+    form = 'minute hour day month weekday, e.g. "0 6 * * *" (UTC)'
+    if len(expression.split()) != 5:
+        return f"{expression!r} is not a cron expression: give 5 fields, {form}"
+    try:
+        CronSim(expression, datetime.now(UTC))
+    except CronSimError as exc:
+        return f"{expression!r} is not a valid cron expression: {exc}; give {form}"
+    return None
+
+
+def _table_lines(text: str) -> list[int]:
+    """The line number of each [[source]] table, in order."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if re.match(r"\s*\[\[\s*source\s*\]\]", line)]
+
+
 class SourcesFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -85,19 +116,41 @@ class SourcesFile(BaseModel):
         return self
 
 
+def _located(path: Path, text: str, data: dict, problems: list[tuple[str, str]]) -> str:
+    """`path:LINE: source NAME: field: why` for each problem, LINE being its [[source]] table's."""
+    lines = _table_lines(text)
+    listed = data.get("source")
+    tables: list = listed if isinstance(listed, list) else []
+    out = []
+    for field, why in problems:
+        parts = field.split(".")
+        if len(parts) >= 2 and parts[0] == "source" and parts[1].isdigit():
+            n = int(parts[1])
+            line = f":{lines[n]}" if n < len(lines) else ""
+            name = tables[n].get("name") if n < len(tables) and isinstance(tables[n], dict) else None
+            where = f"source {name!r}" if name else f"source {n + 1}"
+            rest = ".".join(parts[2:])
+            out.append(f"{path}{line}: {where}: {rest + ': ' if rest else ''}{why}")
+        else:
+            out.append(f"{path}: {field}: {why}")
+    return "; ".join(out)
+
+
 def load_sources(path: Path) -> SourcesFile:
     """Read and check sources.toml; InputError names the file, the source and the field."""
     if not path.is_file():
-        raise InputError(f"{path}: no such sources file")
+        raise InputError(f'{path}: no such sources file (see the README\'s "For curators" for its format)')
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path} is not UTF-8 text: {exc}") from exc
+    except tomllib.TOMLDecodeError as exc:  # its message ends with "(at line L, column C)"
         raise InputError(f"{path} is not valid TOML: {exc}") from exc
     try:
         parsed = SourcesFile.model_validate(data)
     except ValidationError as exc:
-        listing = "; ".join(f"{field}: {why}" for field, why in problems_of(exc))
-        raise InputError(f"{path}: {listing}") from exc
+        raise InputError(_located(path, text, data, problems_of(exc))) from exc
     if not parsed.source:
         raise InputError(f"{path} names no [[source]] tables")
     return parsed

@@ -29,6 +29,19 @@ def record_files(records_dir: Path) -> list[Path]:
     return sorted(p for p in records_dir.glob("*.json") if p.is_file())
 
 
+def url_problems(record: Record) -> list[tuple[str, str]]:
+    """(field, why) for each URL of a record that is not http(s): a library links to them, so a
+    `javascript:` or `file:` address must never reach a reader."""
+    found: list[tuple[str, str]] = []
+    listed = [("url", record.url)]
+    listed += [(f"sources.{i}.url", s.url) for i, s in enumerate(record.sources)]
+    listed += [(f"docs.{i}.url", d.url) for i, d in enumerate(record.docs)]
+    for field, url in listed:
+        if url is not None and not url.lower().startswith(("http://", "https://")):
+            found.append((field, f"{url[:60]!r} is not an http or https URL"))
+    return found
+
+
 def validate_files(paths: list[Path]) -> tuple[int, list[Problem]]:
     """(files checked, problems). Folders are expanded to the record files they hold."""
     files: list[Path] = []
@@ -55,6 +68,7 @@ def validate_files(paths: list[Path]) -> tuple[int, list[Problem]]:
         except RecordInvalid as exc:
             problems += [Problem(path, field, why) for field, why in exc.problems]
             continue
+        problems += [Problem(path, field, why) for field, why in url_problems(record)]
         if RECORD_FILE.match(path.name) and path.stem != record.id:
             problems.append(Problem(path, "id", f"file name says {path.stem} but the record is {record.id}"))
         if record.id in owners:

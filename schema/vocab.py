@@ -54,11 +54,28 @@ def vocabulary(kind: Kind) -> Vocabulary:
     return Vocabulary.model_validate(json.loads(path.read_text(encoding="utf-8")))
 
 
+def nearest_terms(kind: Kind, term: str, n: int = 5) -> list[str]:
+    """The valid terms closest to `term`: by spelling (difflib), then those sharing a word with
+    it ("certificate-expired" -> "expired-certificate")."""
+    import difflib
+
+    terms = sorted(vocabulary(kind).terms)
+    close = difflib.get_close_matches(term, terms, n=n, cutoff=0.6)
+    words = set(term.lower().replace("_", "-").split("-"))
+    close += [t for t in terms if words & set(t.split("-")) and t not in close]
+    return close[:n]
+
+
 def check_term(kind: Kind, term: str) -> str:
     """Return `term` if `kind` knows it; else raise ValueError naming close alternatives."""
     vocab = vocabulary(kind)
     if term in vocab:
         return term
-    close = sorted(t for t in vocab.terms if t.split("-")[0] == term.split("-")[0])[:5]
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    close = nearest_terms(kind, term)
+    if close:
+        hint = f" (did you mean {', '.join(close)}?)"
+    else:
+        terms = sorted(vocab.terms)
+        more = f", ... ({len(terms)} in all: `incidents schema record` lists them)" if len(terms) > 12 else ""
+        hint = f" (valid terms: {', '.join(terms[:12])}{more})"
     raise ValueError(f"{term!r} is not a term of the {kind} vocabulary{hint}")

@@ -45,5 +45,9 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def shared() -> Path:
     """../shared, or skip: third-party material is for evaluations, never committed here."""
     if not SHARED.is_dir():
-        pytest.skip("../shared is not present")
+        pytest.skip(
+            f"needs the third-party pages and gold labels of the evaluation kit, a folder `shared` "
+            f"next to this checkout ({SHARED}); they are not in the repository, so this evaluation "
+            "is skipped"
+        )
     return SHARED

@@ -226,7 +226,7 @@ def _make_handler(owner: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             # the client's delayed ACK add 40 ms to every request on a kept-alive connection.
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        def do_GET(self) -> None:  # the name http.server calls
             host = str(self.server.server_address[0])
             headers = {k: v for k, v in self.headers.items()}
             request = Request(host, self.path, headers, int(self.client_address[1]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator
@@ -60,13 +61,38 @@ CREATE TABLE IF NOT EXISTS link_checks (
 _FIELDS = tuple(Capture.__dataclass_fields__)
 
 
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """The index opened for reading only: mode=ro reads the WAL when its shared-memory file can
+    be had; in a read-only folder without one, only immutable=1 opens (the folder is a snapshot:
+    nothing can write to it, so there is nothing to miss)."""
+    uri = path.resolve().as_uri()
+    for query in ("mode=ro", "immutable=1"):
+        db = sqlite3.connect(
+            f"{uri}?{query}", uri=True, timeout=60, check_same_thread=False, isolation_level=None
+        )
+        try:
+            db.execute("SELECT count(*) FROM captures").fetchone()
+        except sqlite3.OperationalError:
+            db.close()
+            continue
+        return db
+    raise sqlite3.OperationalError(f"cannot open {path} for reading")
+
+
 class Index:
     """A thread-safe handle on the index; every writer also holds raw/.lock (see warc.py)."""
 
     def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+        self.read_only = path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
+        if self.read_only:
+            # A read-only data directory (a snapshot, a mount): list, show and verify still read it.
+            self._db = _open_read_only(path)
+        else:
+            self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
         self._db.row_factory = sqlite3.Row
         self._lock = threading.RLock()
+        if self.read_only:
+            return
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")

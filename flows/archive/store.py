@@ -75,9 +75,7 @@ class Archive:
         has_body = result.body_path is not None and result.outcome == "fetched"
 
         def build(batch: Batch) -> Capture:
-            with (
-                open(result.body_path, "rb") if has_body and result.body_path else BytesIO()  # noqa: SIM115
-            ) as body:
+            with open(result.body_path, "rb") if has_body and result.body_path else BytesIO() as body:
                 b = batch.builder
                 digest = sha1_base32(body)
                 size = body.seek(0, 2)

@@ -97,7 +97,7 @@ def _scan_file(path: Path, name: str, found: dict[tuple[str, int], tuple[str, in
                             )
                     offset += it.get_record_length()
                 return
-            except Exception as exc:  # zlib, EOF, ArchiveLoadFailed: whatever the damage looks like
+            except Exception as exc:  # noqa: BLE001 - zlib, EOF, ArchiveLoadFailed: whatever the damage looks like
                 resume = _next_start(fh, offset + 1, gzipped)
                 tail = f"; checking resumes at offset {resume}" if resume is not None else ""
                 yield Problem(name, offset, f"damaged record, cannot be read ({_describe(exc)}){tail}")

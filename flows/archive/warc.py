@@ -153,7 +153,7 @@ class WarcAppender:
                     batch.db.execute("SAVEPOINT job")
                     try:
                         job.result = job.build(batch)
-                    except Exception as exc:
+                    except Exception as exc:  # noqa: BLE001 - the job's own error: raised in its thread
                         job.error = exc
                         batch.cut(start)
                         batch.db.execute("ROLLBACK TO job")

@@ -8,13 +8,18 @@ from typing import Annotated
 import typer
 
 from flows.cli import archive, draft, extract, ingest, review, schedule, validate
+from flows.cli import settings as settings_cmd
 from flows.cli.common import error
 from flows.settings import VERSION
 from schema.errors import IngestError
 
 app = typer.Typer(
     name="incidents",
-    help="Turn public incident postmortems into structured, human-reviewed incident records.",
+    help="Turn public incident postmortems into structured, human-reviewed incident records.\n\n"
+    "Settings are INCIDENTS_* environment variables (or a .env file); `incidents settings` lists them "
+    "all. The ones curators set first: INCIDENTS_ALLOW_HOSTS (loopback and intranet hosts are refused "
+    "unless listed, e.g. 127.0.0.1), INCIDENTS_DATA_DIR, INCIDENTS_USER_AGENT_CONTACT, "
+    "INCIDENTS_MIN_INTERVAL.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -44,6 +49,7 @@ schedule.register(app)
 extract.register(app)
 draft.register(app)
 validate.register(app)
+settings_cmd.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,6 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     except IngestError as exc:
         error(str(exc))
         return exc.exit_code
+    except OSError as exc:
+        from flows.store.atomic import unwritable
+
+        why = unwritable(exc)
+        if why is None:
+            raise
+        error(why)  # a read-only or full data directory: one line, not a traceback
+        return 1
     except SystemExit as exc:  # typer's own exits: 0 done, 2 usage error
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli.common import DataDir, JsonFlag, make_settings
+from flows.cli.common import DataDir, JsonFlag, make_settings, usage_error
 
 if TYPE_CHECKING:  # flows.pipeline imports Prefect (about 1.5 s): only when a run needs it
-    from flows.ingest import Outcome
+    from flows.jobs import IngestRequest, Outcome
     from flows.pipeline import Reporter
+    from flows.settings import Settings
 
 
 def quiet_prefect(verbose: bool) -> None:
@@ -27,6 +30,96 @@ def quiet_prefect(verbose: bool) -> None:
     os.environ.setdefault("DO_NOT_TRACK", "1")  # else a telemetry notice lands in the terminal
     # The 20 s default fails at random on a loaded 2-core machine (measured: 16-20 s cold).
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
+    # Prefect's queue services log through loggers of their class's name, outside `prefect.*`, so
+    # PREFECT_LOGGING_LEVEL misses them: "EventsWorker - Still processing items" reached the terminal.
+    for name in ("EventsWorker", "APILogWorker"):
+        logging.getLogger(name).setLevel(logging.NOTSET if verbose else logging.ERROR)
+
+
+def _http_or_https(value: str) -> bool:
+    from flows.jobs import is_url
+
+    return is_url(value) and len(value.split("://", 1)[1]) > 0
+
+
+def preflight(request: IngestRequest, settings: Settings) -> None:
+    """What can be checked before any flow runs, each failure one line and exit 2, in well under a
+    second: the sources given, --url, --from-file, --sources and its groups, the data directory."""
+    from flows.jobs import ONLY, unsupported
+    from flows.pages import PAGE_TYPES, is_warc
+
+    for source in request.sources:
+        usage = unsupported(source) or _local_problem(source, PAGE_TYPES, is_warc)
+        if usage:
+            usage_error(usage)
+    if request.url and not _http_or_https(request.url):
+        usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
+    if request.from_file:
+        _check_list(Path(request.from_file), ONLY)
+    if request.sources_file or request.groups:
+        from flows.discover import groups_of
+        from schema.errors import InputError
+
+        if request.groups and not request.sources_file:
+            usage_error("--group picks groups of --sources; give --sources sources.toml too")
+        try:
+            groups_of(request)
+        except InputError as exc:
+            usage_error(str(exc))
+    from flows.store.atomic import check_writable, unwritable
+
+    try:
+        check_writable(settings.data_dir, "raw", "records/queue")
+    except OSError as exc:
+        usage_error(unwritable(exc) or f"cannot use the data directory {settings.data_dir}: {exc}")
+
+
+def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[Path], bool]) -> str | None:
+    from flows.jobs import is_url
+
+    if is_url(source):
+        return None
+    path = Path(source)
+    if not path.exists():
+        return f"{source}: no such file (give a URL, a saved page or a WARC file)"
+    if path.is_dir():
+        return f"{source} is a directory: give page files (.html, .md, .txt) or WARC files"
+    if not is_warc(path) and path.suffix.lower() not in page_types:
+        kinds = ", ".join([*page_types, ".warc", ".warc.gz"])
+        return f"{source}: unsupported file type {path.suffix or '(none)'}; give {kinds}"
+    return None
+
+
+def _check_list(path: Path, only: str) -> None:
+    """--from-file: it exists, and each line is an http(s) URL or a file that exists."""
+    from flows.jobs import unsupported
+    from flows.pages import PAGE_TYPES, is_warc
+
+    if not path.is_file():
+        usage_error(f"--from-file {path}: no such file (give a text file with one URL or path per line)")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        usage_error(f"--from-file {path}: not UTF-8 text (give one URL or path per line)")
+    for number, line in enumerate(lines, 1):
+        entry = line.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        why = unsupported(entry) or _local_problem(entry, PAGE_TYPES, is_warc)
+        if why:
+            usage_error(f"{path}:{number}: {why}")
+
+
+def warm_here(request: IngestRequest, settings: Settings) -> None:
+    """Warm this process's drafter in a thread when it will draft the run's pages itself (a few
+    direct sources, no pool): imports and first calls then overlap Prefect's start."""
+    from flows.scheduler import POOL_THRESHOLD
+
+    discovers = request.from_file or request.feeds or request.sitemaps or request.sources_file
+    if not discovers and len(request.sources) < POOL_THRESHOLD:
+        from flows.pool import warm_in_background
+
+        warm_in_background()
 
 
 Many = Annotated[list[str] | None, typer.Option(help="Repeat for several.")]
@@ -65,16 +158,18 @@ def register(app: typer.Typer) -> None:
         verbose: Annotated[bool, typer.Option("--verbose", help="Show Prefect's own log lines.")] = False,
         data_dir: DataDir = None,
     ) -> None:
-        """Archive, extract, draft and queue each source; one line per source."""
+        """Archive, extract, draft and queue each source; one line per source.
+
+        Fetching from loopback or intranet hosts needs INCIDENTS_ALLOW_HOSTS (see `incidents settings`)."""
+        from flows.jobs import IngestRequest
+
         sources = sources or []
         if url and len(sources) != 1:
-            raise typer.BadParameter("--url names one saved page; give exactly one source with it")
+            usage_error("--url names one saved page; give exactly one source with it")
         if not (sources or from_file or feed or sitemap or sources_file):
-            raise typer.BadParameter("give sources, --from-file, --feed, --sitemap or --sources")
-        settings = make_settings(data_dir)
-        quiet_prefect(verbose)
-        from flows.pipeline import IngestRequest, reporter, run_ingest, warm_workers
-
+            usage_error(
+                "give sources, --from-file, --feed, --sitemap or --sources (see `incidents ingest --help`)"
+            )
         request = IngestRequest(
             sources=sources,
             url=url,
@@ -86,6 +181,12 @@ def register(app: typer.Typer) -> None:
             gate=not no_gate,
             workers=workers,
         )
+        settings = make_settings(data_dir)
+        preflight(request, settings)  # usage and config errors: exit 2 before Prefect starts
+        quiet_prefect(verbose)
+        warm_here(request, settings)  # a small run drafts in this process: warm it while Prefect starts
+        from flows.pipeline import reporter, run_ingest, warm_workers
+
         warm_workers(request, settings)
         show_bar = sys.stderr.isatty() and not as_json
         if show_bar:

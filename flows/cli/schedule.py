@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli.common import DataDir, make_settings
+from flows.cli.common import DataDir, make_settings, usage_error
 
 
 def register(app: typer.Typer) -> None:
@@ -26,9 +26,13 @@ def register(app: typer.Typer) -> None:
         runs (Prefect will not schedule on its ephemeral server)."""
         from flows.cli.ingest import quiet_prefect
         from flows.schedule import schedules, start_local_server
+        from schema.errors import InputError
 
         settings = make_settings(data_dir)
-        crons = schedules(sources_file)
+        try:
+            crons = schedules(sources_file)
+        except InputError as exc:  # a missing or bad sources.toml is a config error: exit 2
+            usage_error(str(exc))
         for group, cron in crons.items():
             print(f"ingest-{group}  {cron}  {sources_file}")
         if dry_run:

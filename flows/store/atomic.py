@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -84,3 +85,37 @@ def append_line(path: Path, line: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# What a write into the data directory fails with when the directory, not the program, is at fault.
+UNWRITABLE = {errno.EROFS: "read-only", errno.EACCES: "not writable", errno.EPERM: "not writable"}
+FULL = {errno.ENOSPC: "full", errno.EDQUOT: "over its quota"}
+
+
+def unwritable(exc: OSError) -> str | None:
+    """One line naming the path a write failed on and what to do, when the failure is the data
+    directory's (read-only, no permission, disk full); None for any other OSError."""
+    state = UNWRITABLE.get(exc.errno or 0) or FULL.get(exc.errno or 0)
+    if state is None:
+        return None
+    where = exc.filename or "the data directory"
+    fix = (
+        "free some space, or give another --data-dir (INCIDENTS_DATA_DIR)"
+        if exc.errno in FULL
+        else "give a writable --data-dir (INCIDENTS_DATA_DIR); read-only copies serve "
+        "`archive list|show|verify`, `review list|show` and `validate`"
+    )
+    return f"cannot write {where}: the file system is {state} ({exc.strerror}); {fix}"
+
+
+def check_writable(folder: Path, *parts: str) -> None:
+    """Raise the OSError a write into `folder` (and its `parts` subfolders, made if missing)
+    would meet, before any work starts: nothing is written but an empty probe, removed at once."""
+    try:
+        for part in ("", *parts):
+            (folder / part).mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".write-probe.", suffix=".tmp")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:  # named by the folder the user gave, not by our probe's name
+        raise OSError(exc.errno, exc.strerror, str(folder)) from exc

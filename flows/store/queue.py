@@ -63,11 +63,15 @@ class QueueStore:
         """The full id for an id or a unique prefix of one (`d-3f2a`)."""
         if self.path_for(draft_id).exists():
             return draft_id
-        matches = [d for d in self.ids() if d.startswith(draft_id)] if len(draft_id) >= 4 else []
+        matches = sorted(d for d in self.ids() if d.startswith(draft_id))
         if len(matches) == 1:
             return matches[0]
         if matches:
-            raise ReviewError(f"draft id {draft_id!r} is ambiguous: {', '.join(matches[:5])}")
+            more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+            raise ReviewError(
+                f"draft id {draft_id!r} is ambiguous: it starts {', '.join(matches[:10])}{more}; "
+                "give more of the id"
+            )
         raise ReviewError(f"no draft {draft_id!r} in {self.folder} (see `incidents review list`)")
 
     def get(self, draft_id: str) -> Draft:

@@ -19,7 +19,9 @@ from flows.settings import Settings
 from schema.errors import InputError
 from tests.conftest import DATA
 
-distributed = pytest.importorskip("distributed")
+distributed = pytest.importorskip(
+    "distributed", reason='needs Dask for the cluster tests: pip install -e ".[dask]"'
+)
 pytestmark = pytest.mark.usefixtures("prefect_harness")
 
 PAGES = [DATA / "pipeline" / n for n in ("en-queue-outage.html", "ko-db-failover.html", "ja-cdn-cache.html")]

@@ -276,7 +276,7 @@ def test_batches_are_cut_with_hosts_in_turn_and_the_report_keeps_the_sources_ord
 
 def test_a_rerun_of_304s_asks_sqlite_once_a_batch_not_once_a_source(data_dir: Path) -> None:
     """Each query lets another fetch thread take the GIL: two a source were a fifth of a re-run."""
-    from flows.ingest import Ingestor, job_for
+    from flows.ingest import Ingestor, Scheduler, job_for
     from tests.httpserver import Request
 
     def page(request: Request) -> Reply:
@@ -296,15 +296,15 @@ def test_a_rerun_of_304s_asks_sqlite_once_a_batch_not_once_a_source(data_dir: Pa
         jobs = [job_for(u) for u in urls]
         settings = _one_thread(data_dir).model_copy(update={"concurrency": 4})
         first = Ingestor(settings)
-        assert {o.status for done in first.run(jobs) for o in done} == {"drafted"}
+        assert {o.status for done in Scheduler(first, jobs).run() for o in done} == {"drafted"}
         first.close()
         again = Ingestor(settings)
         queries: list[str] = []
-        for db in (again.archive.index._db, again.ledger._db):  # noqa: SLF001 - to count the queries
+        for db in (again.archive.index._db, again.ledger._db):  # to count the queries
             db.set_trace_callback(
                 lambda sql: queries.append(sql) if sql.lstrip().startswith("SELECT") else None
             )
-        outcomes = [o for done in again.run(jobs) for o in done]
+        outcomes = [o for done in Scheduler(again, jobs).run() for o in done]
         again.close()
     assert [o.status for o in outcomes] == ["unchanged"] * 12
     assert all(o.draft_id for o in outcomes)  # the ledger's answer still reaches the report

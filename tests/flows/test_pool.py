@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from flows import ingest
-from flows.ingest import Job, ingest_jobs
+from flows import scheduler
+from flows.jobs import Job
 from flows.pool import make_pool
+from flows.scheduler import ingest_jobs
 from flows.settings import Settings
 from tests.conftest import DATA
 
@@ -43,7 +44,7 @@ def test_a_killed_worker_loses_no_source(tmp_path: Path) -> None:
     pool = make_pool(2)
     try:
         pool.submit(os.getpid).result(timeout=120)  # start the workers
-        for pid in list(pool._processes):  # noqa: SLF001 - the only way to reach the workers
+        for pid in list(pool._processes):  # the only way to reach the workers
             os.kill(pid, signal.SIGKILL)
         outcomes = ingest_jobs(jobs, settings=Settings(data_dir=tmp_path / "data"), pool=pool)
     finally:
@@ -94,10 +95,10 @@ def test_fetched_pages_wait_for_workers_in_bounded_numbers(
     jobs = _jobs(tmp_path, 30)
     settings = Settings(data_dir=tmp_path / "unbounded", concurrency=2)
     with make_pool(1) as pool:
-        monkeypatch.setattr(ingest, "DRAFTS_AHEAD", 1000)
+        monkeypatch.setattr(scheduler, "DRAFTS_AHEAD", 1000)
         unbounded = _Counting(pool)
         ingest_jobs(jobs, settings=settings, pool=unbounded)
-        monkeypatch.setattr(ingest, "DRAFTS_AHEAD", 2)
+        monkeypatch.setattr(scheduler, "DRAFTS_AHEAD", 2)
         bounded = _Counting(pool)
         outcomes = ingest_jobs(
             jobs, settings=settings.model_copy(update={"data_dir": tmp_path / "b"}), pool=bounded

@@ -37,7 +37,8 @@ def test_approve_writes_record_marks_draft_and_audits(capsys, data_dir: Path, qu
     assert record["review"]["reviewed_at"] == record["updated_at"]
     assert record["root_cause"] == "expired-certificate"
     assert record["impact"] == {"scope": "unknown", "users": "3,400 accounts", "region": "unknown"}
-    assert record["url"].endswith("/IL-0001")
+    assert record["url"] is None  # no library base URL set: no address of someone else's site
+
     draft = QueueStore(data_dir / "records" / "queue").get(queued)
     assert draft.status == "approved" and draft.version == 2
     assert draft.history[-1].action == "approved" and draft.history[-1].record_id == "IL-0001"
@@ -136,3 +137,13 @@ def test_list_and_show(capsys, data_dir: Path, queued: str) -> None:
     shown = run(capsys, "review", "show", queued[:10], "--json")
     assert json.loads(shown.out)["draft_id"] == queued
     assert run(capsys, "review", "list", "--status", "bogus").code == 2
+
+
+def test_a_record_gets_a_url_only_under_the_library_base_url(
+    capsys, data_dir: Path, queued: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INCIDENTS_LIBRARY_BASE_URL", "https://incidents.example.org/cases/")
+    result = run(capsys, "review", "approve", queued, "--reviewer", "alice")
+    assert result.code == 0, result.err
+    record = json.loads((data_dir / "records" / "IL-0001.json").read_text())
+    assert record["url"] == "https://incidents.example.org/cases/IL-0001"

@@ -62,4 +62,4 @@ def test_dry_run_lists_deployments(capsys, tmp_path: Path) -> None:
     assert result.code == 0, result.err
     assert result.out.splitlines()[0].startswith("ingest-daily  0 6 * * *")
     missing = run(capsys, "schedule", "--sources", str(tmp_path / "nope.toml"), "--dry-run")
-    assert missing.code == 1 and "no such sources file" in missing.err
+    assert missing.code == 2 and "no such sources file" in missing.err  # a config error

@@ -5,7 +5,7 @@ import sys
 
 
 class _NotInstalled:
-    def find_spec(self, name, path=None, target=None):  # noqa: ANN001, ANN201, ARG002
+    def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in {"flows", "extractors", "schema"}:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
         return None

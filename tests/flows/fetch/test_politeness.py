@@ -86,7 +86,7 @@ def test_cookies_are_not_kept_between_fetches(data_dir: Path, loopback: Loopback
     with Fetcher(fast_settings(data_dir)) as fetcher:
         fetcher.fetch(loopback.url("/p?n=1"))
         fetcher.fetch(loopback.url("/p?n=2"))
-        jar = fetcher._client.cookies  # noqa: SLF001
+        jar = fetcher._client.cookies
     assert all("Cookie" not in hit.headers for hit in loopback.hits())
     # The jar that skips httpx's cookie parsing is the one in use (a renamed httpx attribute fails here).
     assert isinstance(jar, _NoCookies) and len(jar) == 0

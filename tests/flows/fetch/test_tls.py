@@ -14,7 +14,10 @@ from schema.errors import FetchError
 from tests.flows.fetch.conftest import fast_settings
 from tests.httpserver import LoopbackServer, Reply
 
-x509 = pytest.importorskip("cryptography.x509")
+x509 = pytest.importorskip(
+    "cryptography.x509",
+    reason='needs the cryptography package to make test certificates: pip install -e ".[dev]"',
+)
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
