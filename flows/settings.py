@@ -29,6 +29,16 @@ class Settings(BaseSettings):
     ca_bundle: str = ""  # extra CA certificates (PEM file) to trust, e.g. an intranet CA
     concurrency: int = 8
     warc_max_bytes: int = 100 * 1024 * 1024
+    # Who runs the archive, named in the warcinfo record at the start of every run's writing.
+    archive_operator: str = Field(
+        default="",
+        description="Person or organisation operating this archive (warcinfo `operator`).",
+    )
+    archive_contact: str = Field(
+        default="",
+        description="How to reach the operator (e-mail or URL; warcinfo `contact`); "
+        "INCIDENTS_USER_AGENT_CONTACT when empty.",
+    )
     # Extraction and drafting on a Dask cluster (tcp://host:8786) instead of local processes.
     dask_scheduler: str = ""
     # Seconds one page's extraction and drafting may take before it fails (0: no limit).
