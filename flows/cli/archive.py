@@ -99,9 +99,7 @@ def verify(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
                     "files": report.files,
                     "records": report.records,
                     "entries": report.entries,
-                    "problems": [
-                        {"file": p.warc_file, "offset": p.offset, "problem": p.problem} for p in problems
-                    ],
+                    "problems": [p.as_dict() for p in problems],
                 },
                 indent=1,
             )
