@@ -144,7 +144,7 @@ def verify(raw: Path, index: Index) -> Report:
     report = Report(problems=[])
     problems = report.problems
     assert problems is not None
-    found: dict[tuple[str, int], tuple[str, int]] = {}
+    found: dict[tuple[str, int], Seen] = {}
     known = {row["name"]: row for row in index.files()}
     on_disk = {
         str(p.relative_to(raw))
@@ -182,21 +182,22 @@ def verify(raw: Path, index: Index) -> Report:
     for capture in index.captures():
         report.entries += 1
         hit = found.get((capture.warc_file, capture.offset))
-        where = (capture.warc_file, capture.offset)
-        about = {"capture": capture.id, "url": capture.url}
+        name, offset, cid, url = capture.warc_file, capture.offset, capture.id, capture.url
         if hit is None:
-            problems.append(Problem(*where, f"index entry {capture.id} points at no record", **about))
+            problems.append(Problem(name, offset, f"index entry {cid} points at no record", cid, url))
         elif hit.record_id != capture.record_id or hit.length != capture.length:
             problems.append(
                 Problem(
-                    *where,
-                    f"index entry {capture.id} expects record {capture.record_id} of {capture.length} "
+                    name,
+                    offset,
+                    f"index entry {cid} expects record {capture.record_id} of {capture.length} "
                     f"bytes, found {hit.record_id} of {hit.length}",
-                    **about,
+                    cid,
+                    url,
                 )
             )
         else:
-            problems.extend(Problem(*where, text, **about) for text in _against_index(capture, hit))
+            problems.extend(Problem(name, offset, text, cid, url) for text in _against_index(capture, hit))
     return report
 
 
