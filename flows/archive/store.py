@@ -30,6 +30,7 @@ from flows.settings import Settings
 from schema.errors import ArchiveError, InputError
 
 if TYPE_CHECKING:
+    from flows.archive.importer import Imported
     from flows.fetch.result import FetchResult
 
 # Captures that stand for a payload of their own or by reference (revisit), for `latest`.
@@ -256,6 +257,12 @@ class Archive:
         from flows.archive.importer import import_warc
 
         return list(import_warc(self, Path(path)))
+
+    def import_file(self, path: Path | str) -> Imported:
+        """Import one WARC file: its captures, the records skipped and why, or `already`."""
+        from flows.archive.importer import import_file
+
+        return import_file(self, Path(path))
 
     def iter_import(self, path: Path | str) -> Iterator[Capture]:
         """Like import_warc, yielding each capture as it is indexed."""

@@ -154,15 +154,19 @@ def import_(
     as_json: JsonFlag = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Copy WARC files into raw/imported/ and index their captures."""
+    """Copy WARC files into raw/imported/ and index their web pages' captures.
+
+    Records that are not web pages (a crawler's metadata:// log, dns: lookups, robots.txt,
+    directory listings, images) are counted as skipped, with why. A file imported before says
+    "already imported" and changes nothing."""
     out = []
     with _archive(data_dir) as archive:
         for path in paths:
-            captures = archive.import_warc(path)
+            done = archive.import_file(path)
             if as_json:
-                out.append({"path": str(path), "captures": [c.as_dict() for c in captures]})
+                out.append(done.as_dict())
             else:
-                print(f"imported {path}: {len(captures)} captures")
+                print(done.line())
     if as_json:
         print(json.dumps(out, ensure_ascii=False, indent=1))
 
