@@ -227,6 +227,7 @@ def test_a_wget_crawl_indexes_only_its_pages_and_says_why_it_skips(
     assert item["result"] == "already imported" and len(item["skipped"]) == 7 and len(item["captures"]) == 2
 
 
+@pytest.mark.usefixtures("prefect_harness")
 def test_ingesting_a_wget_crawl_drafts_only_its_articles(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     source = tmp_path / "crawl.warc.gz"
     articles = _wget_crawl(source)
