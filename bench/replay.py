@@ -92,9 +92,14 @@ def free_port() -> int:
 
 
 def replayed(port: int, coll: str, timestamp: str, url: str) -> str:
+    """`status type` of what pywb replays; `(not the page)` when the body is not the post's."""
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/{coll}/{timestamp}id_/{url}", timeout=30) as r:
-            return f"{r.status} {(r.headers.get('Content-Type') or '-').split(';')[0]}"
+            body = r.read()
+            if r.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            seen = f"{r.status} {(r.headers.get('Content-Type') or '-').split(';')[0]}"
+            return seen if b"database pool exhausted" in body else f"{seen} (not the page)"
     except urllib.error.HTTPError as exc:
         return f"{exc.code} {(exc.headers.get('Content-Type') or '-').split(';')[0]}"
 
