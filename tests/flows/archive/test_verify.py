@@ -183,3 +183,41 @@ def test_a_closed_file_keeps_its_sha256(data_dir: Path) -> None:
     with Archive(settings) as archive:
         problems = [str(p) for p in verify(archive.raw, archive.index).problems or []]
     assert f"{target.warc_file}: file changed since it was closed (sha256 differs)" in problems
+
+
+def test_an_earlier_versions_304_response_is_not_taken_for_a_forgery(settings: Settings) -> None:
+    # Archives written before 304s became revisits hold them as empty `response` records,
+    # indexed `unchanged` with the digests of the capture they confirm: not a rewritten payload.
+    import dataclasses
+
+    from flows.archive.index import Index
+    from flows.archive.warc import Batch, capture_id, http_response_headers, new_record_id, warc_date
+
+    (first, *_) = _fill(settings)
+    with Archive(settings) as archive:
+
+        def build(batch: Batch) -> None:
+            rid = new_record_id()
+            head = http_response_headers(304, "Not Modified", "HTTP/1.1", [("ETag", '"1"')])
+            record = batch.builder.create_warc_record(
+                first.url,
+                "response",
+                http_headers=head,
+                warc_headers_dict={"WARC-Record-ID": rid, "WARC-Date": warc_date()},
+            )
+            where = batch.write(record)
+            old = dataclasses.replace(
+                first,
+                id=capture_id(rid),
+                record_id=rid,
+                kind="unchanged",
+                status=304,
+                revisit_of=first.id,
+                offset=where.offset,
+                length=where.length,
+            )
+            Index.insert(batch.db, old)
+
+        archive._appender.submit(build)
+        report = verify(archive.raw, archive.index)
+    assert report.ok, report.problems
