@@ -219,12 +219,19 @@ def _discover_groups(
     with Archive(settings) as archive:
 
         def fetch(url: str) -> tuple[bytes, str | None]:
-            result = fetcher.fetch(url, accept=LISTING_TYPES)
+            # Conditional on every run (ETag, Last-Modified of the newest capture): a 304 adds a
+            # server-not-modified revisit, not a new payload, and the listing is read from the
+            # capture it confirms.
+            previous = archive.latest(url)
+            result = fetcher.fetch(url, accept=LISTING_TYPES, conditional=previous)
             try:
                 capture = archive.record_fetch(result)
             finally:
                 result.discard()
-            return archive.read_payload(capture.id), result.content_type
+            content_type = result.content_type
+            if result.outcome == "unchanged" and previous is not None:
+                content_type = previous.content_type
+            return archive.read_payload(capture.id), content_type
 
         for group in groups:
             label = group.feed or group.sitemap or group.index or group.name

@@ -60,6 +60,16 @@ class Settings(BaseSettings):
         default=100 * 1024 * 1024,
         description="Size at which a WARC file of raw/ is closed for a new one.",
     )
+    # Who runs the archive, named in the warcinfo record at the start of every run's writing.
+    archive_operator: str = Field(
+        default="",
+        description="Person or organisation operating this archive (warcinfo `operator`).",
+    )
+    archive_contact: str = Field(
+        default="",
+        description="How to reach the operator (e-mail or URL; warcinfo `contact`); "
+        "INCIDENTS_USER_AGENT_CONTACT when empty.",
+    )
     dask_scheduler: str = Field(
         default="",
         description="A Dask scheduler (tcp://host:8786) to extract and draft on, instead of local processes.",

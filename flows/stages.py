@@ -130,6 +130,14 @@ class Ingestor:
         try:
             if result.outcome == "unchanged":
                 entry = known.entries.get(canonical) if looked_up else self.ledger.get(canonical)
+                if (
+                    previous
+                    and entry
+                    and previous.payload_sha256
+                    and entry.digest != f"sha256:{previous.payload_sha256}"
+                ):
+                    # A 304 for a newer capture than the one drafted (`archive refresh` took it): draft it.
+                    return self.prepare_capture(job, previous)
                 return Outcome(
                     source=job.source,
                     status="unchanged",
@@ -159,6 +167,14 @@ class Ingestor:
             capture.id,
             digest,
             utc_now(),
+        )
+
+    def prepare_capture(self, job: Job, capture: Capture) -> DraftTask:
+        """Draft an archived capture (the newest of a URL, when it is not the one last drafted)."""
+        data = self.archive.read_payload(capture.id)
+        digest = f"sha256:{capture.payload_sha256}"
+        return DraftTask(
+            job, data, capture.url, capture.canonical_url, capture.content_type, capture.id, digest, utc_now()
         )
 
     def prepare_warc(self, job: Job) -> list[Outcome | DraftTask]:

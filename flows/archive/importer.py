@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from filelock import FileLock
 from warcio.archiveiterator import ArchiveIterator
@@ -25,6 +28,84 @@ if TYPE_CHECKING:
     from flows.archive.store import Archive
 
 INDEXED_TYPES = ("response", "resource", "revisit")
+# What an article can be served as; anything else a crawl holds (images, scripts, feeds) is skipped.
+PAGE_MIMES = ("text/html", "application/xhtml+xml", "text/plain", "text/markdown", "text/x-markdown")
+# The head of a server-generated directory listing: Apache and nginx autoindex ("Index of /"),
+# Python's http.server ("Directory listing for /"), lighttpd ("Index of /" too).
+_LISTING = re.compile(rb"<(?:title|h1)>\s*(?:Index of /|Directory listing for /)", re.IGNORECASE)
+_HEAD_BYTES = 4096
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A record of an imported file that is not a capture of a web page, and why."""
+
+    url: str
+    record_type: str
+    offset: int
+    reason: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {"url": self.url, "type": self.record_type, "offset": self.offset, "reason": self.reason}
+
+
+@dataclass
+class Imported:
+    """One file's import: where it lies in raw/, its captures, what was skipped, and whether it
+    had been imported before (then nothing was copied or indexed again)."""
+
+    source: Path
+    warc_file: str
+    captures: list[Capture] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    already: bool = False
+
+    def line(self) -> str:
+        word = "already imported" if self.already else "imported"
+        tail = ""
+        if self.skipped:
+            counts: dict[str, int] = {}
+            for item in self.skipped:
+                counts[item.reason] = counts.get(item.reason, 0) + 1
+            tail = (
+                f", {len(self.skipped)} skipped ("
+                + "; ".join(f"{n} {why}" for why, n in counts.items())
+                + ")"
+            )
+        return f"{word} {self.source}: {len(self.captures)} captures{tail}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "path": str(self.source),
+            "warc_file": self.warc_file,
+            "result": "already imported" if self.already else "imported",
+            "captures": [c.as_dict() for c in self.captures],
+            "skipped": [s.as_dict() for s in self.skipped],
+        }
+
+
+def skip_reason(rec_type: str, url: str, mime: str | None, head: bytes) -> str | None:
+    """Why a response, resource or revisit record is not a capture of a web page (None: it is).
+
+    Crawlers put their own files and lookups in the WARC beside the pages: wget its log and
+    arguments as `metadata://` resources, Heritrix its DNS answers as `dns:` responses; a crawl
+    of a site also fetches robots.txt and the server's directory listings. None is an article."""
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme == "metadata":
+        return "metadata:// record (the crawler's own log or settings)"
+    if scheme == "dns":
+        return "dns: record (a DNS lookup)"
+    if scheme not in ("http", "https"):
+        return f"not a web address ({scheme or 'no'} scheme)"
+    if urlsplit(url).path == "/robots.txt":
+        return "robots.txt"
+    if rec_type == "revisit":
+        return None  # no payload of its own: it stands or falls with its original
+    if mime is not None and mime not in PAGE_MIMES:
+        return f"not a web page ({mime})"
+    if _LISTING.search(head):
+        return "directory listing"
+    return None
 
 
 def _sha256_file(path: Path) -> str:
@@ -89,6 +170,7 @@ def _entry(record: Any, name: str, offset: int, length: int, sha256: str | None)
 
 
 def _scan(path: Path, name: str) -> Iterator[dict[str, Any]]:
+    """An entry per response, resource and revisit record; `skip` says why one is no capture."""
     with open(path, "rb") as fh:
         it = ArchiveIterator(fh)
         try:
@@ -97,14 +179,19 @@ def _scan(path: Path, name: str) -> Iterator[dict[str, Any]]:
                     it.read_to_end(record)
                     continue
                 sha: str | None = None
+                head = b""
                 if record.rec_type != "revisit":
                     digest = hashlib.sha256()
                     stream = record.content_stream()
                     while chunk := stream.read(1 << 20):
                         digest.update(chunk)
+                        if len(head) < _HEAD_BYTES:
+                            head += chunk[: _HEAD_BYTES - len(head)]
                     sha = digest.hexdigest()
                 it.read_to_end(record)
-                yield _entry(record, name, it.get_record_offset(), it.get_record_length(), sha)
+                entry = _entry(record, name, it.get_record_offset(), it.get_record_length(), sha)
+                entry["skip"] = skip_reason(record.rec_type, entry["url"], entry["mime"], head)
+                yield entry
         except ArchiveLoadFailed as exc:
             raise InputError(
                 f"{path} is not a WARC we can index ({exc}); if it is gzipped as one stream, "
@@ -113,7 +200,13 @@ def _scan(path: Path, name: str) -> Iterator[dict[str, Any]]:
 
 
 def import_warc(archive: Archive, source: Path) -> Iterator[Capture]:
-    """Yield a Capture for each response, resource and revisit record of `source`."""
+    """Yield a Capture for each web page's response, resource and revisit record of `source`."""
+    yield from import_file(archive, source).captures
+
+
+def import_file(archive: Archive, source: Path) -> Imported:
+    """Copy `source` into raw/imported/ and index its web pages' captures; the other records
+    are listed as skipped, with why (and remembered, so a second import says the same)."""
     if not source.is_file():
         raise InputError(f"{source} is not a file")
     if not source.name.endswith((".warc", ".warc.gz")):
@@ -122,24 +215,48 @@ def import_warc(archive: Archive, source: Path) -> Iterator[Capture]:
     sha256 = _sha256_file(source)
     known = index.file_with_sha256(sha256)
     if known is not None:  # the same bytes were imported before: same captures, same ids
-        yield from index.in_file(known)
-        return
+        return Imported(source, known, index.in_file(known), _skipped_in(index, known), already=True)
     entries = list(_scan(source, "?"))  # fail on a bad file before anything is copied into raw/
     with FileLock(str(archive.raw / ".lock"), timeout=600):
+        known = index.file_with_sha256(sha256)  # another process may have been first
+        if known is not None:
+            return Imported(source, known, index.in_file(known), _skipped_in(index, known), already=True)
         name = _copy_in(source, archive.raw, sha256)
-        captures: list[Capture] = []
+        done = Imported(source, name)
         with index.transaction() as db:
             db.execute(
                 "INSERT INTO warc_files (name, origin, size, closed, sha256) VALUES (?, 'imported', ?, 1, ?)",
                 (name, (archive.raw / name).stat().st_size, sha256),
             )
             by_record: dict[str, Capture] = {}
+            skipped_ids: set[str] = set()
             for entry in entries:
+                why = entry["skip"]
+                if why is None and entry["type"] == "revisit" and entry["refers_to"] in skipped_ids:
+                    why = "repeats a skipped record"
+                if why is not None:
+                    skipped_ids.add(entry["record_id"])
+                    item = Skipped(entry["url"], entry["type"], entry["offset"], why)
+                    db.execute(
+                        "INSERT INTO import_skips (warc_file, offset, record_type, url, reason) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        (name, item.offset, item.record_type, item.url, item.reason),
+                    )
+                    done.skipped.append(item)
+                    continue
                 capture = _capture(entry, name, by_record, index, db)
                 Index.insert(db, capture)
                 by_record[entry["record_id"]] = capture
-                captures.append(capture)
-    yield from captures
+                done.captures.append(capture)
+    return done
+
+
+def _skipped_in(index: Index, name: str) -> list[Skipped]:
+    rows = index.query(
+        "SELECT url, record_type, offset, reason FROM import_skips WHERE warc_file = ? ORDER BY offset",
+        (name,),
+    )
+    return [Skipped(row["url"], row["record_type"], row["offset"], row["reason"]) for row in rows]
 
 
 def _capture(

@@ -49,6 +49,16 @@ CREATE TABLE IF NOT EXISTS warc_files (
     closed INTEGER NOT NULL,    -- 1: never appended to again
     sha256 TEXT                 -- imported files: digest of the file as copied in
 );
+-- Records of imported files that are not captures of web pages (metadata://, dns:, directory
+-- listings...), and why; added after the first release: CREATE IF NOT EXISTS is its migration.
+CREATE TABLE IF NOT EXISTS import_skips (
+    warc_file TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    record_type TEXT NOT NULL,
+    url TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (warc_file, offset)
+);
 CREATE TABLE IF NOT EXISTS link_checks (
     canonical_url TEXT PRIMARY KEY,
     checked_at TEXT NOT NULL,

@@ -30,6 +30,7 @@ from flows.settings import Settings
 from schema.errors import ArchiveError, InputError
 
 if TYPE_CHECKING:
+    from flows.archive.importer import Imported
     from flows.fetch.result import FetchResult
 
 # Captures that stand for a payload of their own or by reference (revisit), for `latest`.
@@ -44,7 +45,7 @@ class Archive:
         self.raw = settings.raw_dir
         self.raw.mkdir(parents=True, exist_ok=True)
         self.index = Index(self.raw / "index.sqlite")
-        self._appender = WarcAppender(self.raw, self.index, settings.warc_max_bytes)
+        self._appender = WarcAppender(self.raw, self.index, settings.warc_max_bytes, run_info(settings))
 
     def __enter__(self) -> Archive:
         return self
@@ -88,9 +89,15 @@ class Archive:
                 kind: Kind
                 if result.outcome == "unchanged":
                     kind = "unchanged"
-                    revisit_of = result.previous.id if result.previous is not None else None
+                    confirmed = result.previous
+                    revisit_of = confirmed.id if confirmed is not None else None
+                    # No HTTP head in the block: replay tools (pywb) then serve the confirmed
+                    # capture's head and payload, where the 304's head made them serve an empty
+                    # 304. The 304's status and headers are kept in the metadata record.
                     record = b.create_warc_record(
-                        result.final_url, "response", http_headers=http_head, warc_headers_dict=headers
+                        result.final_url,
+                        "revisit",
+                        warc_headers_dict={**headers, **not_modified_headers(confirmed)},
                     )
                 elif earlier is not None:
                     kind, revisit_of = "revisit", earlier.id
@@ -139,6 +146,9 @@ class Archive:
                     "wire_size": result.body_size,
                     "revisit_of": revisit_of,
                 }
+                if kind == "unchanged":
+                    fields["http_status"] = f"{result.status} {result.reason}".strip()
+                    fields["http_header"] = [f"{k}: {v}" for k, v in result.headers]
                 batch.write(
                     metadata_record(
                         b, result.final_url, fields, {**common, "WARC-Concurrent-To": response_id}
@@ -179,8 +189,15 @@ class Archive:
     def store_resource(
         self, data: bytes, *, url: str, content_type: str, source_path: str | None = None
     ) -> Capture:
-        """A saved page as a WARC resource record (a revisit if the same URL has these bytes)."""
-        canonical = canonicalize_url(url) if "://" in url and not url.startswith("file:") else url
+        """A saved page as a WARC resource record (a revisit if the same URL has these bytes).
+
+        Archived under `url` when it is the page's web address (the curator's `--url`); a local
+        file's URL would put a path of this machine into the WARC, the WACZ and its page list,
+        so such a page is archived under `urn:sha256:<hex>` of its bytes instead (stable: the
+        same bytes, the same name). The local path stays in the index only (`source_path`)."""
+        if not url.lower().startswith(("http://", "https://", "urn:")):
+            url = saved_page_urn(data)
+        canonical = canonicalize_url(url) if "://" in url else url
         payload = BytesIO(data)
         digest = sha1_base32(payload)
         record_id = new_record_id()
@@ -190,8 +207,6 @@ class Archive:
             b = batch.builder
             earlier = self.index.with_digest(canonical, digest)
             headers = {"WARC-Date": date, "WARC-Record-ID": record_id}
-            if source_path:
-                headers["WARC-Source-URI"] = Path(source_path).resolve().as_uri()
             if earlier is not None:
                 kind: Kind = "revisit"
                 record = b.create_revisit_record(
@@ -240,6 +255,12 @@ class Archive:
         from flows.archive.importer import import_warc
 
         return list(import_warc(self, Path(path)))
+
+    def import_file(self, path: Path | str) -> Imported:
+        """Import one WARC file: its captures, the records skipped and why, or `already`."""
+        from flows.archive.importer import import_file
+
+        return import_file(self, Path(path))
 
     def iter_import(self, path: Path | str) -> Iterator[Capture]:
         """Like import_warc, yielding each capture as it is indexed."""
@@ -305,6 +326,38 @@ class Archive:
         """The HTTP payload, de-chunked and content-decoded (a resource record: its bytes)."""
         holder = self.payload_capture(capture_id)
         return read_content(self.raw / holder.warc_file, holder.offset)
+
+
+def saved_page_urn(data: bytes) -> str:
+    """The stable name of a saved page given without its web address."""
+    return "urn:sha256:" + hashlib.sha256(data).hexdigest()
+
+
+SERVER_NOT_MODIFIED = "http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+
+
+def not_modified_headers(confirmed: Capture | None) -> dict[str, str]:
+    """WARC headers of a 304's revisit record (WARC 1.1, 6.7.3): the profile, and the capture
+    the conditional request was made against, which the server confirmed unchanged."""
+    headers = {"WARC-Profile": SERVER_NOT_MODIFIED}
+    if confirmed is not None:
+        headers["WARC-Refers-To"] = confirmed.record_id
+        headers["WARC-Refers-To-Target-URI"] = confirmed.url
+        headers["WARC-Refers-To-Date"] = confirmed.captured_at
+        if confirmed.payload_digest:
+            headers["WARC-Payload-Digest"] = confirmed.payload_digest
+    return headers
+
+
+def run_info(settings: Settings) -> dict[str, str]:
+    """What this run's warcinfo records say beyond the software: operator, contact, crawl rules."""
+    return {
+        "operator": settings.archive_operator,
+        "contact": settings.archive_contact or settings.user_agent_contact,
+        "http-header-user-agent": settings.user_agent,
+        "robots": "obey",  # robots.txt is read per host and obeyed on every hop (flows/fetch)
+        "description": "Incident postmortems fetched for review by incident-ingest",
+    }
 
 
 def _warc_date_of(started_at: str) -> str:

@@ -10,6 +10,7 @@ from typing import BinaryIO
 
 from warcio.archiveiterator import ArchiveIterator
 
+from flows.archive.capture import Capture
 from flows.archive.index import Index
 
 
@@ -18,10 +19,33 @@ class Problem:
     warc_file: str
     offset: int | None
     problem: str
+    capture: str | None = None  # the index entry concerned, when there is one
+    url: str | None = None
 
     def __str__(self) -> str:
         where = self.warc_file if self.offset is None else f"{self.warc_file} offset {self.offset}"
-        return f"{where}: {self.problem}"
+        about = f" (capture {self.capture}, {self.url})" if self.capture else ""
+        return f"{where}: {self.problem}{about}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "file": self.warc_file,
+            "offset": self.offset,
+            "problem": self.problem,
+            "capture": self.capture,
+            "url": self.url,
+        }
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the scan read of one record: enough to hold it against its index entry."""
+
+    record_id: str
+    length: int
+    rec_type: str
+    payload_sha256: str  # of the payload as read back (de-chunked, content-decoded)
+    payload_digest: str | None  # the WARC-Payload-Digest header as it now stands
 
 
 @dataclass
@@ -44,10 +68,13 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _drain(stream: object) -> None:
+def _drain(stream: object) -> str:
+    """Read the stream to its end; the sha256 of what it gave."""
+    digest = hashlib.sha256()
     read = stream.read  # type: ignore[attr-defined]
-    while read(1 << 20):
-        pass
+    while chunk := read(1 << 20):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _describe(exc: Exception) -> str:
@@ -72,8 +99,8 @@ def _next_start(fh: BinaryIO, after: int, gzipped: bool) -> int | None:
     return None
 
 
-def _scan_file(path: Path, name: str, found: dict[tuple[str, int], tuple[str, int]]) -> Iterator[Problem]:
-    """Every record's block and payload digest; fills `found` with (file, offset) -> (id, length).
+def _scan_file(path: Path, name: str, found: dict[tuple[str, int], Seen]) -> Iterator[Problem]:
+    """Every record's block and payload digest; fills `found` with (file, offset) -> what it read.
 
     After a damaged record the scan resumes at the next record boundary, so one bad record is
     reported once and the records after it are still checked."""
@@ -85,11 +112,18 @@ def _scan_file(path: Path, name: str, found: dict[tuple[str, int], tuple[str, in
             it = ArchiveIterator(fh, check_digests=True)
             try:
                 for record in it:
-                    _drain(record.content_stream())
+                    sha256 = _drain(record.content_stream())
                     it.read_to_end(record)
                     offset = it.get_record_offset()
-                    record_id = record.rec_headers.get_header("WARC-Record-ID") or ""
-                    found[(name, offset)] = (record_id, it.get_record_length())
+                    headers = record.rec_headers
+                    record_id = headers.get_header("WARC-Record-ID") or ""
+                    found[(name, offset)] = Seen(
+                        record_id,
+                        it.get_record_length(),
+                        record.rec_type,
+                        sha256,
+                        headers.get_header("WARC-Payload-Digest"),
+                    )
                     if record.digest_checker.passed is False:
                         for problem in record.digest_checker.problems:
                             yield Problem(
@@ -110,7 +144,7 @@ def verify(raw: Path, index: Index) -> Report:
     report = Report(problems=[])
     problems = report.problems
     assert problems is not None
-    found: dict[tuple[str, int], tuple[str, int]] = {}
+    found: dict[tuple[str, int], Seen] = {}
     known = {row["name"]: row for row in index.files()}
     on_disk = {
         str(p.relative_to(raw))
@@ -140,24 +174,48 @@ def verify(raw: Path, index: Index) -> Report:
                 )
             )
         if row["sha256"] and _sha256(path) != row["sha256"]:
-            problems.append(Problem(name, None, "file changed since it was imported (sha256 differs)"))
+            when = "imported" if row["origin"] == "imported" else "closed"
+            problems.append(Problem(name, None, f"file changed since it was {when} (sha256 differs)"))
         before = len(found)
         problems.extend(_scan_file(path, name, found))
         report.records += len(found) - before
     for capture in index.captures():
         report.entries += 1
         hit = found.get((capture.warc_file, capture.offset))
+        name, offset, cid, url = capture.warc_file, capture.offset, capture.id, capture.url
         if hit is None:
-            problems.append(
-                Problem(capture.warc_file, capture.offset, f"index entry {capture.id} points at no record")
-            )
-        elif hit[0] != capture.record_id or hit[1] != capture.length:
+            problems.append(Problem(name, offset, f"index entry {cid} points at no record", cid, url))
+        elif hit.record_id != capture.record_id or hit.length != capture.length:
             problems.append(
                 Problem(
-                    capture.warc_file,
-                    capture.offset,
-                    f"index entry {capture.id} expects record {capture.record_id} of {capture.length} "
-                    f"bytes, found {hit[0]} of {hit[1]}",
+                    name,
+                    offset,
+                    f"index entry {cid} expects record {capture.record_id} of {capture.length} "
+                    f"bytes, found {hit.record_id} of {hit.length}",
+                    cid,
+                    url,
                 )
             )
+        else:
+            problems.extend(Problem(name, offset, text, cid, url) for text in _against_index(capture, hit))
     return report
+
+
+def _against_index(capture: Capture, seen: Seen) -> Iterator[str]:
+    """The record against the digests stored when it was captured. The record's own digest
+    headers prove nothing on their own: whoever rewrites the payload can rewrite them too."""
+    if seen.rec_type not in ("response", "resource") or capture.kind in ("revisit", "unchanged"):
+        # A revisit holds no payload; its original is checked where it lies. (Archives written
+        # before 304s were revisits hold them as empty `response` records, indexed `unchanged`
+        # with the digests of the capture they confirm.)
+        return
+    if capture.payload_digest and seen.payload_digest != capture.payload_digest:
+        yield (
+            f"WARC-Payload-Digest is {seen.payload_digest}, the index stored {capture.payload_digest} "
+            "at capture: the record was rewritten"
+        )
+    if capture.payload_sha256 and seen.payload_sha256 != capture.payload_sha256:
+        yield (
+            f"payload sha256 is {seen.payload_sha256[:16]}..., the index stored "
+            f"{capture.payload_sha256[:16]}... at capture: the payload was rewritten"
+        )

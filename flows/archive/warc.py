@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import secrets
+import socket
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -72,12 +73,17 @@ class Batch:
         self._writer = WARCWriter(out, gzip=True, warc_version="1.1")
         self.name = name
         self.db = db  # the sqlite connection, inside the append's transaction
+        self.warcinfo_id: str | None = None  # this run's warcinfo record in this file
 
     @property
     def builder(self) -> WARCWriter:
         return self._writer
 
     def write(self, record: Any) -> Written:
+        """Append one record; it names this run's warcinfo record (WARC-Warcinfo-ID)."""
+        headers = record.rec_headers
+        if self.warcinfo_id and record.rec_type != "warcinfo" and not headers.get_header("WARC-Warcinfo-ID"):
+            headers.add_header("WARC-Warcinfo-ID", self.warcinfo_id)
         offset = self._out.tell()
         self._writer.write_record(record)
         return Written(self.name, offset, self._out.tell() - offset)
@@ -108,10 +114,16 @@ class WarcAppender:
     (never indexed), so the next writer cuts them before appending; everything before them stays
     readable. A file at or past the size limit is marked closed and never opened for writing."""
 
-    def __init__(self, raw_dir: Path, index: Index, max_bytes: int) -> None:
+    def __init__(
+        self, raw_dir: Path, index: Index, max_bytes: int, info: dict[str, str] | None = None
+    ) -> None:
         self._raw = raw_dir
         self._index = index
         self._max = max_bytes
+        self._info = info or {}
+        # A warcinfo record opens each run's writing in each file (this appender is one run):
+        # many runs append to one file, and each says who wrote what follows, and how.
+        self._warcinfo: dict[str, str] = {}
         self._lock = FileLock(str(raw_dir / ".lock"), timeout=600)
         self._queue: list[_Job[Any]] = []
         self._cv = threading.Condition()
@@ -174,18 +186,24 @@ class WarcAppender:
             path = self._raw / name
             with open(path, "ab") as out:
                 batch = Batch(out, name, db)
-                if out.tell() == 0:
-                    batch.write(self._warcinfo(batch.builder, name))
+                info_id = self._warcinfo.get(name)
+                if info_id is None:
+                    info = self._warcinfo_record(batch.builder, name)
+                    batch.write(info)
+                    info_id = str(info.rec_headers.get_header("WARC-Record-ID"))
+                batch.warcinfo_id = info_id
                 yield batch
                 out.flush()
                 os.fsync(out.fileno())
                 size = out.tell()
+            closed = size >= self._max
             db.execute(
-                "UPDATE warc_files SET size = ?, closed = ? WHERE name = ?",
-                (size, int(size >= self._max), name),
+                "UPDATE warc_files SET size = ?, closed = ?, sha256 = ? WHERE name = ?",
+                (size, int(closed), sha256_file(path) if closed else None, name),
             )
-            if size >= self._max:
+            if closed:
                 _freeze(path)
+        self._warcinfo[name] = info_id  # only once the batch that holds it is committed
 
     def _current(self, db: Any) -> str:
         row = db.execute(
@@ -202,8 +220,10 @@ class WarcAppender:
                 actual = row["size"]
             if actual == row["size"] and actual < self._max:
                 return str(row["name"])
-            # Full, or shorter than we wrote (damaged): leave it for `verify` to report.
-            db.execute("UPDATE warc_files SET closed = 1 WHERE name = ?", (row["name"],))
+            # Full, or shorter than we wrote (damaged): leave it for `verify` to report. A full
+            # one's digest is recorded as it is closed, so later changes to it are caught.
+            whole = sha256_file(path) if actual == row["size"] else None
+            db.execute("UPDATE warc_files SET closed = 1, sha256 = ? WHERE name = ?", (whole, row["name"]))
             if path.exists():
                 _freeze(path)
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
@@ -214,16 +234,40 @@ class WarcAppender:
         db.execute("INSERT INTO warc_files (name, origin, size, closed) VALUES (?, 'written', 0, 0)", (name,))
         return name
 
-    @staticmethod
-    def _warcinfo(builder: WARCWriter, name: str) -> Any:
-        return builder.create_warcinfo_record(
-            Path(name).name,
-            {
-                "software": f"incident-ingest/{VERSION} (warcio)",
-                "format": "WARC File Format 1.1",
-                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
-            },
-        )
+    def _warcinfo_record(self, builder: WARCWriter, name: str) -> Any:
+        return builder.create_warcinfo_record(Path(name).name, warcinfo_fields(self._info))
+
+
+def warcinfo_fields(info: dict[str, str]) -> dict[str, str]:
+    """The warcinfo block: who ran the crawl, from where, with what, under which rules.
+
+    Field names as Heritrix, Browsertrix and the WARC 1.1 annex use them; `info` adds the
+    operator, contact, User-Agent and robots policy of this run (empty values are left out)."""
+    fields = {
+        "software": f"incident-ingest/{VERSION} (warcio/{_version('warcio')})",
+        "hostname": socket.gethostname(),
+        "format": "WARC File Format 1.1",
+        "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+        **info,
+    }
+    return {key: value for key, value in fields.items() if value}
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def _freeze(path: Path) -> None:
@@ -249,15 +293,47 @@ def http_request_headers(request_line: str, headers: list[tuple[str, str]]) -> S
     return StatusAndHeaders(request_line, headers, is_http_request=True)
 
 
+WARC_FIELDS = "application/warc-fields"
+
+
+def warc_fields(fields: dict[str, object]) -> bytes:
+    """`name: value` lines (WARC 1.1's application/warc-fields, as Heritrix writes metadata).
+
+    A list gives one line per item; a dict or other structured value is written as compact
+    JSON on its line; None is left out. Keys keep their order."""
+    lines: list[str] = []
+    for key, value in fields.items():
+        for item in value if isinstance(value, list) else [value]:
+            if item is None:
+                continue
+            text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False, sort_keys=True)
+            lines.append(f"{key}: {' '.join(str(text).splitlines())}")
+    return "".join(line + "\r\n" for line in lines).encode("utf-8")
+
+
+def parse_warc_fields(data: bytes) -> dict[str, list[str]]:
+    """The inverse of warc_fields for reading a metadata record back: name -> its values."""
+    out: dict[str, list[str]] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            out.setdefault(key.strip(), []).append(value.strip())
+    return out
+
+
 def metadata_record(
     builder: WARCWriter, uri: str, fields: dict[str, object], warc_headers: dict[str, str]
 ) -> Any:
-    body = json.dumps(fields, ensure_ascii=False, sort_keys=True, indent=1).encode("utf-8")
+    """A metadata record about the capture `warc_headers` names in WARC-Concurrent-To.
+
+    Typed application/warc-fields, so replay tools (pywb, ReplayWeb.page, cdxj-indexer) never
+    index it as a capture of `uri` (as JSON it was what pywb replayed for the page)."""
+    body = warc_fields(fields)
     return builder.create_warc_record(
         uri,
         "metadata",
         payload=BytesIO(body),
         length=len(body),
-        warc_content_type="application/json",
+        warc_content_type=WARC_FIELDS,
         warc_headers_dict=warc_headers,
     )

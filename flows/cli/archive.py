@@ -99,9 +99,7 @@ def verify(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
                     "files": report.files,
                     "records": report.records,
                     "entries": report.entries,
-                    "problems": [
-                        {"file": p.warc_file, "offset": p.offset, "problem": p.problem} for p in problems
-                    ],
+                    "problems": [p.as_dict() for p in problems],
                 },
                 indent=1,
             )
@@ -119,11 +117,19 @@ def verify(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
 def refresh(
     urls: Annotated[list[str] | None, typer.Argument(help="URLs to re-fetch (archived ones).")] = None,
     all_: Annotated[bool, typer.Option("--all", help="Every archived http(s) URL.")] = False,
+    draft: Annotated[
+        bool,
+        typer.Option(
+            "--draft",
+            help="Draft each changed page now (`changed`, superseding its earlier draft, with a field diff).",
+        ),
+    ] = False,
     as_json: JsonFlag = False,
     data_dir: DataDir = None,
 ) -> None:
     """Conditional re-fetch: unchanged, changed (new capture: re-review) or gone (link rot).
 
+    A changed page is drafted by the next `incidents ingest URL`, or at once with --draft.
     Exit 0 when everything is unchanged, 1 when something changed, is gone or failed."""
     from flows.archive.refresh import refresh as run_refresh
     from flows.archive.refresh import refreshable
@@ -135,15 +141,27 @@ def refresh(
     from flows.archive import Archive
 
     attention = False
-    results = []
+    results: list[dict[str, object]] = []
     with Archive(settings) as archive, Fetcher(settings) as fetcher:
         targets = refreshable(archive) if all_ else list(urls or [])
+        changed: list[dict[str, object]] = []
         for item in run_refresh(archive, fetcher, targets):
             attention = attention or item.result != "unchanged"
-            if as_json:
-                results.append(item.as_dict())
-            else:
+            results.append(item.as_dict())
+            if item.result == "changed":
+                changed.append(results[-1])
+            if not as_json:
                 print(item.line(), flush=True)
+    if draft and changed:
+        from flows.ingest import ingest_jobs, job_for
+
+        # The newest capture is the one just stored; ingest drafts it as `changed` (its 304, or
+        # the same bytes again, is answered from that capture).
+        outcomes = ingest_jobs([job_for(str(entry["url"])) for entry in changed], settings=settings)
+        for entry, outcome in zip(changed, outcomes, strict=True):
+            entry["draft"] = outcome.model_dump(mode="json")
+            if not as_json:
+                print(outcome.line(), flush=True)
     if as_json:
         print(json.dumps(results, indent=1))
     if attention:
@@ -156,15 +174,19 @@ def import_(
     as_json: JsonFlag = False,
     data_dir: DataDir = None,
 ) -> None:
-    """Copy WARC files into raw/imported/ and index their captures."""
+    """Copy WARC files into raw/imported/ and index their web pages' captures.
+
+    Records that are not web pages (a crawler's metadata:// log, dns: lookups, robots.txt,
+    directory listings, images) are counted as skipped, with why. A file imported before says
+    "already imported" and changes nothing."""
     out = []
     with _archive(data_dir) as archive:
         for path in paths:
-            captures = archive.import_warc(path)
+            done = archive.import_file(path)
             if as_json:
-                out.append({"path": str(path), "captures": [c.as_dict() for c in captures]})
+                out.append(done.as_dict())
             else:
-                print(f"imported {path}: {len(captures)} captures")
+                print(done.line())
     if as_json:
         print(json.dumps(out, ensure_ascii=False, indent=1))
 

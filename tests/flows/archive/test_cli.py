@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import json
 import socket
 import zipfile
@@ -137,17 +139,38 @@ def offline(monkeypatch: pytest.MonkeyPatch) -> list[object]:
 def test_export_wacz(
     settings: Settings, loopback: LoopbackServer, env: Path, tmp_path: Path, capsys, offline: list[object]
 ) -> None:  # type: ignore[no-untyped-def]
+    page = b"<html><head><title>Queue outage | Tidewater Blog</title></head><body><h1>Queue outage</h1></body></html>"
+    saved = tmp_path / "saved.html"
+    saved.write_bytes(b"<html><title>Saved</title><p>saved</p></html>")
     with Fetcher(settings) as fetcher, Archive(settings) as archive:
-        archive_page(fetcher, archive, loopback, "/p", b"<html><body>p</body></html>")
+        archive_page(fetcher, archive, loopback, "/p", page)
+        archive.store_resource(
+            saved.read_bytes(), url=saved.as_uri(), content_type="text/html", source_path=str(saved)
+        )
     out = tmp_path / "export" / "raw.wacz"
     result = run(capsys, "archive", "export", "--wacz", str(out))
     assert result.code == 0, result.err
     with zipfile.ZipFile(out) as wacz:
         names = set(wacz.namelist())
         pages = wacz.read("pages/pages.jsonl").decode().splitlines()
+        package = json.loads(wacz.read("datapackage.json"))
+        digest = json.loads(wacz.read("datapackage-digest.json"))
+        everything = b"".join(wacz.read(name) for name in names)
+        indexes = {n: wacz.read(n) for n in names if n.startswith("indexes/") and "cdx" in n}
     assert {"datapackage.json", "datapackage-digest.json", "pages/pages.jsonl"} <= names
     assert any(n.startswith("archive/") and n.endswith(".warc.gz") for n in names)
-    assert json.loads(pages[1])["url"] == loopback.url("/p")
+    listed = [json.loads(line) for line in pages[1:]]
+    assert [(p["url"], p["title"]) for p in listed] == [(loopback.url("/p"), "Queue outage")]  # no urn:
+    assert package["title"] == "Incident postmortems" and "1 web pages" in package["description"]
+    assert package["software"].startswith("incident-ingest ") and "py-wacz" in package["software"]
+    with zipfile.ZipFile(out) as wacz:
+        assert digest["hash"] == "sha256:" + hashlib.sha256(wacz.read("datapackage.json")).hexdigest()
+    assert str(tmp_path).encode() not in everything and b"file://" not in everything  # no local paths
+    index_text = "".join(
+        (gzip.decompress(v) if n.endswith(".gz") else v).decode() for n, v in indexes.items()
+    )
+    assert ")/p " in index_text  # the page's capture is indexed (cdxj: urlkey, timestamp, fields)
+    assert "application/json" not in index_text and "warc-fields" not in index_text  # no metadata capture
     from wacz.main import main as wacz_main
 
     assert wacz_main(["validate", "-f", str(out)]) == 0

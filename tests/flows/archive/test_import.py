@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,13 +22,16 @@ def test_import_indexes_responses_and_revisits(settings: Settings, tmp_path: Pat
     source = tmp_path / name
     write_foreign_warc(source, gzip_per_record=name.endswith(".gz"))
     with Archive(settings) as archive:
-        captures = archive.import_warc(source)
+        done = archive.import_file(source)
+        captures = done.captures
         assert [(c.url, c.status, c.mime) for c in captures] == [
             (PAGE_URL, 200, "text/html"),
-            ("https://status.example.com/logo.png", 200, "image/png"),
             (PAGE_URL, 200, "text/html"),
         ]
-        page, _, revisit = captures
+        assert [(s.url, s.reason) for s in done.skipped] == [
+            ("https://status.example.com/logo.png", "not a web page (image/png)")
+        ]
+        page, revisit = captures
         assert revisit.revisit_of == page.id and revisit.payload_sha256 == page.payload_sha256
         assert archive.read_payload(page.id) == PAGES[PAGE_URL]
         assert archive.read_payload(revisit.id) == PAGES[PAGE_URL]
@@ -44,10 +48,12 @@ def test_import_is_idempotent(settings: Settings, tmp_path: Path) -> None:
     source = tmp_path / "crawl.warc.gz"
     write_foreign_warc(source)
     with Archive(settings) as archive:
-        first = archive.import_warc(source)
-        again = archive.import_warc(source)
-        assert [c.id for c in first] == [c.id for c in again]
-        assert len(archive.captures()) == 3
+        first = archive.import_file(source)
+        again = archive.import_file(source)
+        assert not first.already and again.already
+        assert [c.id for c in first.captures] == [c.id for c in again.captures]
+        assert again.skipped == first.skipped and len(again.skipped) == 1
+        assert len(archive.captures()) == 2
     assert len(list((settings.raw_dir / "imported").iterdir())) == 1
 
 
@@ -70,7 +76,10 @@ def test_cli_import_then_list_and_check(settings: Settings, tmp_path: Path, caps
     source = tmp_path / "crawl.warc.gz"
     write_foreign_warc(source)
     result = run(capsys, "archive", "import", str(source), "--data-dir", str(settings.data_dir))
-    assert result.code == 0 and result.out.strip() == f"imported {source}: 3 captures"
+    assert result.code == 0
+    assert result.out.strip() == f"imported {source}: 2 captures, 1 skipped (1 not a web page (image/png))"
+    again = run(capsys, "archive", "import", str(source), "--data-dir", str(settings.data_dir))
+    assert again.code == 0 and again.out.startswith(f"already imported {source}: 2 captures")
     listed = run(
         capsys,
         "archive",
@@ -108,7 +117,7 @@ def test_verify_notices_an_imported_file_that_changed(settings: Settings, tmp_pa
     source = tmp_path / "crawl.warc"
     write_foreign_warc(source, gzip_per_record=False)
     with Archive(settings) as archive:
-        (page, _, _) = archive.import_warc(source)
+        (page, _) = archive.import_warc(source)
         copy = settings.raw_dir / page.warc_file
         copy.chmod(0o644)
         data = copy.read_bytes()
@@ -116,3 +125,114 @@ def test_verify_notices_an_imported_file_that_changed(settings: Settings, tmp_pa
         problems = [str(p) for p in verify(archive.raw, archive.index).problems or []]
     assert f"{page.warc_file}: file changed since it was imported (sha256 differs)" in problems
     assert any("digest" in p for p in problems)
+
+
+def _wget_crawl(path: Path) -> dict[str, bytes]:
+    """A site crawl as `wget --mirror --warc-file` writes it (plus a Heritrix-style dns: record):
+    robots.txt, directory listings, an image, two articles, and wget's own metadata:// records."""
+    from io import BytesIO
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    data = Path(__file__).parents[2] / "data" / "pipeline"
+    site = "https://ops.tidewater.example"
+    articles = {
+        f"{site}/posts/queue-backlog.html": (data / "en-queue-outage.html").read_bytes(),
+        f"{site}/posts/db-failover.html": (data / "ko-db-failover.html").read_bytes(),
+    }
+    listing = (
+        b'<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN"><html><head><title>Index of /posts'
+        b'</title></head><body><h1>Index of /posts</h1><table><tr><td><a href="queue-backlog.html">'
+        b"queue-backlog.html</a></td></tr></table></body></html>"
+    )
+    served = [
+        (f"{site}/robots.txt", "text/plain", b"User-agent: *\nDisallow:\n"),
+        (f"{site}/", "text/html;charset=UTF-8", listing.replace(b"/posts", b"/")),
+        (f"{site}/posts/", "text/html;charset=UTF-8", listing),
+        *((url, "text/html; charset=utf-8", body) for url, body in articles.items()),
+        (f"{site}/logo.png", "image/png", b"\x89PNG\r\n\x1a\n" + bytes(32)),
+    ]
+    with path.open("wb") as out:
+        writer = WARCWriter(out, gzip=True, warc_version="1.0")
+        writer.write_record(writer.create_warcinfo_record(path.name, {"software": "Wget/1.21.3 (linux-gnu)"}))
+        writer.write_record(
+            writer.create_warc_record(
+                "dns:ops.tidewater.example",
+                "response",
+                payload=BytesIO(b"20240301091200\nops.tidewater.example.\t300\tIN\tA\t192.0.2.7\n"),
+                warc_content_type="text/dns",
+            )
+        )
+        for url, kind, body in served:
+            request = writer.create_warc_record(
+                url,
+                "request",
+                http_headers=StatusAndHeaders(
+                    "GET / HTTP/1.1", [("Host", "ops.tidewater.example")], is_http_request=True
+                ),
+            )
+            response = writer.create_warc_record(
+                url,
+                "response",
+                payload=BytesIO(body),
+                http_headers=StatusAndHeaders("200 OK", [("Content-Type", kind)], protocol="HTTP/1.1"),
+            )
+            writer.write_request_response_pair(request, response)
+        wget = "metadata://gnu.org/software/wget/warc/"
+        manifest = b"<urn:uuid:0000> wget_arguments.txt\n"
+        writer.write_record(
+            writer.create_warc_record(
+                f"{wget}MANIFEST.txt", "metadata", payload=BytesIO(manifest), warc_content_type="text/plain"
+            )
+        )
+        for name, text in (
+            ("wget_arguments.txt", b'"--mirror" "--warc-file=crawl"'),
+            ("wget.log", b"FINISHED --2024-03-01--\n"),
+        ):
+            writer.write_record(
+                writer.create_warc_record(
+                    f"{wget}{name}", "resource", payload=BytesIO(text), warc_content_type="text/plain"
+                )
+            )
+    return articles
+
+
+def test_a_wget_crawl_indexes_only_its_pages_and_says_why_it_skips(
+    settings: Settings, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "crawl.warc.gz"
+    articles = _wget_crawl(source)
+    with Archive(settings) as archive:
+        done = archive.import_file(source)
+    assert [c.url for c in done.captures] == list(articles)
+    site = "https://ops.tidewater.example"
+    assert [(s.url, s.reason) for s in done.skipped] == [
+        ("dns:ops.tidewater.example", "dns: record (a DNS lookup)"),
+        (f"{site}/robots.txt", "robots.txt"),
+        (f"{site}/", "directory listing"),
+        (f"{site}/posts/", "directory listing"),
+        (f"{site}/logo.png", "not a web page (image/png)"),
+        (
+            "metadata://gnu.org/software/wget/warc/wget_arguments.txt",
+            "metadata:// record (the crawler's own log or settings)",
+        ),
+        (
+            "metadata://gnu.org/software/wget/warc/wget.log",
+            "metadata:// record (the crawler's own log or settings)",
+        ),
+    ]
+    again = run(capsys, "archive", "import", str(source), "--json", "--data-dir", str(settings.data_dir))
+    (item,) = json.loads(again.out)
+    assert item["result"] == "already imported" and len(item["skipped"]) == 7 and len(item["captures"]) == 2
+
+
+@pytest.mark.usefixtures("prefect_harness")
+def test_ingesting_a_wget_crawl_drafts_only_its_articles(data_dir: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    source = tmp_path / "crawl.warc.gz"
+    articles = _wget_crawl(source)
+    result = run(capsys, "ingest", str(source), "--json")
+    assert result.code == 0, result.err
+    outcomes = json.loads(result.out)
+    assert [(o["status"], o["url"]) for o in outcomes] == [("drafted", url) for url in articles], outcomes
+    assert len(list((data_dir / "records" / "queue").glob("*.json"))) == 2

@@ -100,3 +100,124 @@ def test_verify_json(settings: Settings, capsys, tmp_path: Path) -> None:  # typ
     result = run(capsys, "archive", "verify", "--json", "--data-dir", str(settings.data_dir))
     report = json.loads(result.out)
     assert result.code == 0 and report["ok"] is True and report["entries"] == 3
+
+
+def _forge(path: Path, target: Capture, old: bytes) -> bytes:
+    """Rewrite the target's payload AND both its digest headers to match, keeping the record id,
+    date and the gzip member's length (so every offset still holds): warcio's own check passes."""
+    from io import BytesIO
+
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.warcwriter import WARCWriter
+
+    data = path.read_bytes()
+    with open(path, "rb") as fh:
+        fh.seek(target.offset)
+        record = next(iter(ArchiveIterator(fh)))
+        body = record.content_stream().read()
+        keep = {
+            k: v
+            for k, v in record.rec_headers.headers
+            if k not in ("WARC-Block-Digest", "WARC-Payload-Digest", "Content-Length", "WARC-Type")
+        }
+    content_type = keep.pop("Content-Type")
+    for letter in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789":
+        new = body.replace(old, old[:-1] + bytes([letter]))
+        out = BytesIO()
+        writer = WARCWriter(out, gzip=True, warc_version="1.1")
+        forged = writer.create_warc_record(
+            target.url,
+            "resource",
+            payload=BytesIO(new),
+            length=len(new),
+            warc_content_type=content_type,
+            warc_headers_dict=keep,
+        )
+        writer.write_record(forged)
+        if len(out.getvalue()) == target.length and new != body:
+            end = target.offset + target.length
+            path.write_bytes(data[: target.offset] + out.getvalue() + data[end:])
+            return new
+    raise AssertionError("no same-length forgery found")
+
+
+def test_forged_digests_fail_verify(settings: Settings, capsys) -> None:  # type: ignore[no-untyped-def]
+    # The forger rewrites the payload and both WARC digest headers to match the new bytes: the
+    # record checks out against itself (warcio check passes), not against the index.
+    import json
+
+    from tests.flows.archive.helpers import warcio
+
+    captures = _fill(settings)
+    target = captures[1]
+    path = settings.raw_dir / target.warc_file
+    _forge(path, target, b"incident 1")
+    assert warcio("check", str(path)).returncode == 0  # self-consistent
+    result = run(capsys, "archive", "verify", "--data-dir", str(settings.data_dir))
+    assert result.code == 1
+    lines = [line for line in result.out.splitlines() if line.startswith("problem:")]
+    assert lines and all(f"{target.warc_file} offset {target.offset}:" in line for line in lines)
+    assert any("WARC-Payload-Digest" in line for line in lines)
+    assert any("payload sha256" in line for line in lines)
+    assert all(f"(capture {target.id}, {target.url})" in line for line in lines)
+    as_json = json.loads(run(capsys, "archive", "verify", "--json", "--data-dir", str(settings.data_dir)).out)
+    assert not as_json["ok"] and {p["capture"] for p in as_json["problems"]} == {target.id}
+    assert {p["url"] for p in as_json["problems"]} == {target.url}
+    assert {p["offset"] for p in as_json["problems"]} == {target.offset}
+
+
+def test_a_closed_file_keeps_its_sha256(data_dir: Path) -> None:
+    from tests.flows.fetch.conftest import fast_settings
+
+    settings = fast_settings(data_dir, warc_max_bytes=600)
+    captures = _fill(settings)  # each resource fills a file: all but the last are closed
+    with Archive(settings) as archive:
+        rows = {row["name"]: row for row in archive.index.files()}
+        closed = [name for name, row in rows.items() if row["closed"]]
+        assert closed and all(rows[name]["sha256"] for name in closed)
+        assert verify(archive.raw, archive.index).ok
+    target = next(c for c in captures if c.warc_file == closed[0])
+    path = settings.raw_dir / target.warc_file
+    path.chmod(0o644)
+    _forge(path, target, b"incident")
+    with Archive(settings) as archive:
+        problems = [str(p) for p in verify(archive.raw, archive.index).problems or []]
+    assert f"{target.warc_file}: file changed since it was closed (sha256 differs)" in problems
+
+
+def test_an_earlier_versions_304_response_is_not_taken_for_a_forgery(settings: Settings) -> None:
+    # Archives written before 304s became revisits hold them as empty `response` records,
+    # indexed `unchanged` with the digests of the capture they confirm: not a rewritten payload.
+    import dataclasses
+
+    from flows.archive.index import Index
+    from flows.archive.warc import Batch, capture_id, http_response_headers, new_record_id, warc_date
+
+    (first, *_) = _fill(settings)
+    with Archive(settings) as archive:
+
+        def build(batch: Batch) -> None:
+            rid = new_record_id()
+            head = http_response_headers(304, "Not Modified", "HTTP/1.1", [("ETag", '"1"')])
+            record = batch.builder.create_warc_record(
+                first.url,
+                "response",
+                http_headers=head,
+                warc_headers_dict={"WARC-Record-ID": rid, "WARC-Date": warc_date()},
+            )
+            where = batch.write(record)
+            old = dataclasses.replace(
+                first,
+                id=capture_id(rid),
+                record_id=rid,
+                kind="unchanged",
+                status=304,
+                revisit_of=first.id,
+                offset=where.offset,
+                length=where.length,
+            )
+            Index.insert(batch.db, old)
+
+        archive._appender.submit(build)
+        report = verify(archive.raw, archive.index)
+    assert report.ok, report.problems

@@ -16,6 +16,7 @@ import pytest
 from warcio.archiveiterator import ArchiveIterator
 
 from flows.archive import Archive, verify
+from flows.archive.warc import parse_warc_fields
 from flows.fetch import Fetcher
 from flows.settings import Settings
 from tests.flows.archive.helpers import archive_page, warc_files, warcio
@@ -44,13 +45,20 @@ def test_fetch_writes_request_response_metadata(settings: Settings, loopback: Lo
     url = loopback.url("/new")
     assert _records(path) == [("warcinfo", None), ("request", url), ("response", url), ("metadata", url)]
     with open(path, "rb") as fh:
-        (fields,) = [
-            json.loads(r.content_stream().read()) for r in ArchiveIterator(fh) if r.rec_type == "metadata"
-        ]
-    assert fields["outcome"] == "fetched" and fields["capture"] == capture.id
-    assert fields["robots"]["allowed"] is True and fields["robots"]["reason"] == "allowed by robots.txt"
-    assert fields["redirects"] == [{"url": loopback.url("/old"), "status": 301, "location": url}]
-    assert set(fields["timings"]) >= {"total_s", "robots_s", "politeness_wait_s"}
+        records = [(r.rec_headers, r.content_stream().read()) for r in ArchiveIterator(fh)]
+    (meta,) = [(h, body) for h, body in records if h.get_header("WARC-Type") == "metadata"]
+    (response,) = [h for h, _ in records if h.get_header("WARC-Type") == "response"]
+    # WARC's own metadata format, linked to its response: replay tools never take it for the page.
+    assert meta[0].get_header("Content-Type") == "application/warc-fields"
+    assert meta[0].get_header("WARC-Concurrent-To") == response.get_header("WARC-Record-ID")
+    fields = parse_warc_fields(meta[1])
+    assert fields["outcome"] == ["fetched"] and fields["capture"] == [capture.id]
+    robots = json.loads(fields["robots"][0])
+    assert robots["allowed"] is True and robots["reason"] == "allowed by robots.txt"
+    assert [json.loads(v) for v in fields["redirects"]] == [
+        {"url": loopback.url("/old"), "status": 301, "location": url}
+    ]
+    assert set(json.loads(fields["timings"][0])) >= {"total_s", "robots_s", "politeness_wait_s"}
     assert capture.requested_url == loopback.url("/old")
     with Archive(settings) as archive:
         assert archive.latest(loopback.url("/old")) == capture  # found by the URL asked for
