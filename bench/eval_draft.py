@@ -170,6 +170,11 @@ def main() -> int:
     ap.add_argument("--negatives", help="rendered look-alikes (default: render into a temp dir)")
     ap.add_argument("--docs", action="store_true", help="print per-document results")
     ap.add_argument("--no-scrapinghub", action="store_true", help="skip the 181 scrapinghub pages")
+    ap.add_argument(
+        "--in-sample-only",
+        action="store_true",
+        help="draft and show in-sample pages only (while writing rules: keeps the held-out orgs unseen)",
+    )
     ap.add_argument("--out")
     a = ap.parse_args()
     shared = Path(a.shared)
@@ -189,6 +194,8 @@ def main() -> int:
     for lf in sorted((shared / "eval" / "labels").glob("*.json")):
         label = json.loads(lf.read_text())
         slug, org = label["slug"], org_of(label["slug"])
+        if a.in_sample_only and org not in tuned:
+            continue
         group = groups["in" if org in tuned else "out"]
         is_pm = label.get("is_postmortem") is not False
         page = (pages if is_pm else negatives) / slug / "page.html"
@@ -224,6 +231,8 @@ def main() -> int:
     # Every corpus postmortem, labelled or not, is an incident report: kept?
     for meta in sorted((shared / "corpus" / "postmortems").glob("*/meta.json")):
         page = pages / meta.parent.name / "page.html"
+        if a.in_sample_only and org_of(meta.parent.name) not in tuned:
+            continue
         if page.exists():
             info = json.loads(meta.read_text())
             d = draft_page(page, info.get("url") or "https://example.org/")

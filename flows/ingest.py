@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from extractors.gate import no_article_reason as gate_says_no_article
 from flows.clock import utc_now
 from flows.deadline import run_limited
 from flows.pages import is_warc, read_page
@@ -328,7 +329,7 @@ class Ingestor:
 
     def finish(self, task: DraftTask, drafted: Drafted) -> Outcome:
         draft_id = drafted.draft_id
-        if self.gate and not drafted.verdict:
+        if not drafted.verdict and (self.gate or gate_says_no_article(drafted.reasons)):
             why = "not a postmortem: " + ("; ".join(drafted.reasons[:3]) or "the drafter's verdict")
             self.ledger.put(Entry(task.canonical_url, task.digest, draft_id, task.snapshot, skipped=why))
             return Outcome(
