@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from extractors.draft.evidence import Context, Found, Sentence, confidence, cue_pattern, cues, evidence
+from extractors.draft.lexicon import Lexicon
 from schema.draft import Evidence
 
 MONTHS = {
@@ -398,8 +399,10 @@ def draft_timeline(ctx: Context) -> Found:
     ms = moments(ctx)
     events = _events(ctx, ms)
     # A deploy of the fix is not the first impact; and the first impact precedes any detection.
-    fix = re.compile(r"(?i)\bfix|hotfix|patch|revert|roll(?:ed)? ?back|修正|수정|복구|復旧")
-    starts = sorted((m for m in events["start"] if not fix.search(m.sentence.text)), key=lambda m: m.at)
+    fix = _fix_pattern()
+    starts = sorted(
+        (m for m in events["start"] if not fix.search(m.sentence.text.lower())), key=lambda m: m.at
+    )
     first_detect = min((m.at for m in events["detect"]), default=None)
     start = starts[0] if starts else None
     if start is not None and first_detect is not None and start.at > first_detect:
@@ -471,5 +474,22 @@ def first_impact(ctx: Context) -> Sentence | None:
     """The sentence of the first start event in a timeline section, if the page has one."""
     ms = moments(ctx)
     events = _events(ctx, ms)
-    starts = sorted((m for m in events["start"] if m.sentence.role == "timeline"), key=lambda m: m.at)
+    fix = _fix_pattern()
+    starts = sorted(
+        (
+            m
+            for m in events["start"]
+            if m.sentence.role == "timeline" and not fix.search(m.sentence.text.lower())
+        ),
+        key=lambda m: m.at,
+    )
+    # Order in time: what happened after the incident was noticed is the response, not the trigger.
+    noticed = min((m.at for m in events["detect"] if m.sentence.role == "timeline"), default=None)
+    if noticed is not None:
+        starts = [m for m in starts if m.at <= noticed]
     return starts[0].sentence if starts else None
+
+
+@cache
+def _fix_pattern() -> Lexicon:
+    return cue_pattern(cues()["timeline"].get("fix_words", []))
