@@ -42,6 +42,12 @@ def _cue_group(group: str) -> dict:
     # The postmortem gate's narrative cues live beside it (extractors/data/gate.json).
     from extractors.gate import _data
 
+    if group == "heading_keywords":  # the heading classifier's keywords live in schema/headings.json
+        import json
+
+        from schema.headings import _LEXICON
+
+        return json.loads(_LEXICON.read_text(encoding="utf-8"))["keywords"]["roles"]
     return _data()["narrative"] if group == "verdict" else cues()[group]
 
 
