@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from extractors.draft.evidence import Context, Found, confidence, evidence
+from extractors.language import document_language
 from schema.document import Document
 
 DATA = Path(__file__).parent / "data"
@@ -22,30 +23,9 @@ def publishers() -> dict[str, Any]:
     return json.loads((DATA / "publishers.json").read_text(encoding="utf-8"))
 
 
-# Scripts decide the language when the detector's label contradicts them: a page whose letters are
-# a fifth Hangul is Korean whatever a statistical detector says (it misreads short mixed-script
-# pages). Kana is specific to Japanese; Han alone is not (it is also Chinese).
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_NOT_LETTERS = re.compile(r"[\W\d_]+")
-SCRIPT_SHARE = 0.2  # share of letters; Korean/Japanese posts full of English code still pass 0.3+
-
-
 def detect_language(doc: Document) -> str:
-    text = doc.text[:20000]
-    hangul = kana = 0
-    if text and max(text) >= "\u3040":  # else no Kana or Hangul: counting them cost most pages 0.3 ms
-        letters = len(_NOT_LETTERS.sub("", text)) or 1  # what is left is letters; findall made a list
-        hangul, kana = len(_HANGUL.findall(text)), len(_KANA.findall(text))
-        if hangul / letters >= SCRIPT_SHARE and hangul > kana:
-            return "ko"
-        if kana / letters >= SCRIPT_SHARE * 0.5:  # Japanese mixes kana with kanji: kana alone is ~40%
-            return "ja"
-    lang = (doc.language or "").split("-")[0].lower()
-    if lang in ("ko", "ja") or not lang:
-        # The detector said CJK but the script disagrees (or it said nothing): Latin text.
-        return "en" if hangul + kana == 0 else (lang or "en")
-    return lang
+    """The page's language: the project's one language rule (extractors/language.py)."""
+    return document_language(doc.language, doc.text)
 
 
 def draft_language(ctx: Context) -> Found:
