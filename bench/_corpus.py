@@ -1,4 +1,4 @@
-"""The real postmortems of ../shared, wrapped in blog chrome, for benchmarks and evaluations."""
+"""The real pages of ../shared (postmortems, look-alikes), in blog chrome, for benchmarks and evaluations."""
 
 from __future__ import annotations
 
@@ -8,17 +8,17 @@ import tempfile
 from pathlib import Path
 
 
-def render_postmortems(shared: Path) -> Path:
-    """A temp folder with <slug>/page.html for every document of shared/corpus/postmortems."""
-    out = Path(tempfile.mkdtemp(prefix="bench-pages-"))
+def render_pages(shared: Path, kind: str = "postmortems") -> Path:
+    """A temp folder with <slug>/page.html for every document of shared/corpus/<kind>."""
+    out = Path(tempfile.mkdtemp(prefix=f"bench-{kind}-"))
     subprocess.run(
-        [
-            sys.executable,
-            str(shared / "tools" / "render_pages.py"),
-            str(shared / "corpus" / "postmortems"),
-            str(out),
-        ],
+        [sys.executable, str(shared / "tools" / "render_pages.py"), str(shared / "corpus" / kind), str(out)],
         check=True,
         capture_output=True,
     )
     return out
+
+
+def render_postmortems(shared: Path) -> Path:
+    """A temp folder with <slug>/page.html for every document of shared/corpus/postmortems."""
+    return render_pages(shared, "postmortems")

@@ -1,11 +1,20 @@
-"""Draft evaluation: draft every labelled corpus page in-process and print per-field scores.
+"""Draft evaluation: in-sample and out-of-sample scores side by side, with the reference scorer's metrics.
 
-usage: .venv/bin/python bench/eval_draft.py [--shared ../shared] [--pages DIR] [--negatives DIR]
-                                           [--docs] [--out F]
-Metrics are score.py's (../shared/eval/score.py is imported, so squash/overlap/org matching are the
-reference definitions); this runs the drafter in-process instead of one `incidents draft` per page.
-Non-postmortem pages: every tests/data/postmortems/*.html whose name starts with "not-" (ours), and
-the scrapinghub extraction set's 181 real pages (news, shops, blogs) when ../shared has them.
+usage: python bench/eval_draft.py [--shared ../shared] [--pages DIR] [--negatives DIR] [--docs] [--out F]
+                                  [--no-scrapinghub]
+Every labelled page of ../shared/eval/labels is drafted in-process (extractors.draft_page) and scored
+with ../shared/eval/score.py's own definitions (squash, overlap, org matching are imported from it).
+
+Honest figures. Pages are grouped by organisation (the slug's first word). bench/data/tuning.json
+records the organisations whose pages or scores were looked at while writing or tuning rules:
+their pages are "in-sample"; every other labelled organisation is "out-of-sample" (no rule was
+chosen by looking at it). The drafter's rules are hand-written (cue lists, headings, weights), not
+fitted, so that split is the honest one for them. The one cut-off that can be fitted from labels,
+the postmortem gate's threshold on its score, is also fitted by grouped k-fold (leave one
+organisation out: fit on the others, score the held-out one) and reported beside the fixed 0.5.
+Our own look-alike pages (tests/data/postmortems/not-*.html) and postmortem fixtures are in-sample
+by definition: we wrote them to shape the rules. The scrapinghub set (181 real non-postmortem
+pages: news, shops, blogs) is reported apart.
 """
 
 from __future__ import annotations
@@ -14,203 +23,275 @@ import argparse
 import gzip
 import importlib.util
 import json
+import statistics
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from extractors.draft import draft_document  # noqa: E402
-from schema.document import Document  # noqa: E402
+from extractors import draft_page as draft_bytes  # noqa: E402
 
-# The issue's targets (on the hidden labelled set); shown next to our dev-set scores.
+# The issue's targets (out of sample); shown next to our scores.
 TARGETS = {
     "org": ">= 0.9",
     "date": ">= 0.9",
-    "language": ">= 0.9",
-    "root_cause": ">= 0.6",
+    "root_cause": ">= 0.75",
     "vocab_recall": ">= 0.6",
-    "vocab_precision": ">= 0.7",
-    "timeline_correct": ">= 0.5",
-    "timeline_invented": "<= 0.1",
-    "evidence_all": ">= 0.6",
+    "vocab_precision": ">= 0.75",
+    "timeline_correct": ">= 0.6",
+    "timeline_invented": "<= 0.05",
+    "evidence_all": ">= 0.7 (none < 0.5)",
     "quotes_fabricated": "0",
-    "negatives_rejected": ">= 0.9",
-    "negatives_rejected(scrapinghub)": ">= 0.9",
-    "postmortem_kept(corpus)": ">= 0.95",
-    "postmortem_kept(labelled)": ">= 0.95",
+    "lookalikes_rejected": ">= 0.9",
+    "postmortems_kept": ">= 0.95",
 }
+NOW = "2026-01-01T00:00:00Z"
+Tally = dict[str, list[int]]
 
 
-def load_scorer(shared: Path):
+def load_scorer(shared: Path) -> Any:
     spec = importlib.util.spec_from_file_location("score", shared / "eval" / "score.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
 
 
-def to_document(data: bytes, url: str) -> Document:
-    from extractors import extract_document
-
-    return extract_document(data, url=url, content_type="text/html")
+def org_of(slug: str) -> str:
+    return slug.split("-")[0]
 
 
-def draft_page(page: Path, url: str) -> dict:
+def draft_page(page: Path, url: str, timings: list[float] | None = None) -> dict:
     data = page.read_bytes()
     if page.suffix == ".gz":
         data = gzip.decompress(data)
-    doc = to_document(data, url)
-    draft = draft_document(
-        doc, source_url=url, snapshot=None, snapshot_digest="bench", now="2026-01-01T00:00:00Z"
-    )
-    out = draft.model_dump(mode="json")
+    started = time.perf_counter()
+    result = draft_bytes(data, url=url, content_type="text/html", now=NOW, digest="bench")
+    if timings is not None:
+        timings.append(time.perf_counter() - started)
     # Self-check the one hard guarantee: every quote is the exact slice it claims to be.
-    for items in draft.evidence.values():
+    for items in result.draft.evidence.values():
         for ev in items:
-            assert doc.text[ev.start : ev.end] == ev.quote, (page, ev)
-    return out
+            assert result.document.text[ev.start : ev.end] == ev.quote, (page, ev)
+    return result.draft.model_dump(mode="json")
+
+
+def score_postmortem(sc: Any, draft: dict, label: dict, page: Path, tally: Tally, doc: dict) -> None:
+    def put(metric: str, ok: bool) -> None:
+        tally[metric][0] += int(ok)
+        tally[metric][1] += 1
+
+    rec = draft["record"]
+    put("org", sc.org_match(rec, label))
+    doc["org"] = (rec.get("org"), rec.get("org_slug"), label["org"])
+    if label.get("date"):
+        put("date", rec.get("date") == label["date"])
+    doc["date"] = (rec.get("date"), label.get("date"))
+    put("language", draft["source"]["language"] == label["language"])
+    titles = sc.localized_values(rec.get("title"))
+    gold_t = label["title"]
+    put(
+        "title",
+        any(
+            sc.overlap(t, gold_t) >= 0.9 and len(sc.squash(t)) <= 1.3 * len(sc.squash(gold_t)) + 5
+            for t in titles
+        ),
+    )
+    rc = label.get("root_cause") or {}
+    if rc.get("best") and rc["best"] != "unknown":
+        put("root_cause", rec.get("root_cause") in {rc["best"], *(rc.get("acceptable") or [])})
+    doc["root_cause"] = (rec.get("root_cause"), rc.get("best"), rc.get("acceptable"))
+    put("severity", (rec.get("severity") or "unknown") == (label.get("severity") or "unknown"))
+    for f in sc.SET_FIELDS:
+        gold = label.get(f) or {}
+        must, may = set(gold.get("must") or []), set(gold.get("may") or [])
+        got = set(rec.get(f) or [])
+        for prefix in (f, "vocab"):
+            tally[prefix + "_recall"][0] += len(must & got)
+            tally[prefix + "_recall"][1] += len(must)
+            tally[prefix + "_precision"][0] += len(got & (must | may))
+            tally[prefix + "_precision"][1] += len(got)
+        doc[f] = {"got": sorted(got), "missed": sorted(must - got), "wrong": sorted(got - must - may)}
+    for key in ("detected_after", "resolved_after"):
+        gold_s = sc.seconds((label.get("timeline") or {}).get(key))
+        got_s = sc.seconds((rec.get("timeline") or {}).get(key))
+        if gold_s is not None:
+            put("timeline_correct", got_s is not None and abs(got_s - gold_s) <= max(600, 0.1 * gold_s))
+        else:
+            put("timeline_invented", got_s is not None)
+        doc[key] = ((rec.get("timeline") or {}).get(key), (label.get("timeline") or {}).get(key))
+    visible = sc.page_text(page)
+    evidence = draft.get("evidence") or {}
+    for items in evidence.values():
+        for item in items:
+            tally["quotes_fabricated"][1] += 1
+            if sc.squash(item["quote"]) and sc.squash(item["quote"]) not in visible:
+                tally["quotes_fabricated"][0] += 1
+    missed = []
+    for field in sc.EVIDENCE_FIELDS:
+        gold_quotes = (label.get("evidence") or {}).get(field) or []
+        if not gold_quotes:
+            continue
+        got_quotes = [i.get("quote", "") for i in evidence.get(field, [])]
+        ok = any(sc.overlap(g, q) >= 0.6 for g in gold_quotes for q in got_quotes)
+        put("evidence_all", ok)
+        put("  evidence_" + field, ok)
+        if not ok:
+            missed.append(field)
+    doc["evidence_missed"] = missed
+
+
+def fit_threshold(points: list[tuple[bool, float]]) -> float:
+    """The cut-off on the gate's score with the best balanced accuracy (kept + rejected) / 2 over
+    `points` (is_postmortem, score); ties go to the one nearest the fixed 0.5."""
+    cuts = sorted({0.5, *(round(s + 1e-6, 6) for _, s in points)})
+    pos = [s for ok, s in points if ok]
+    neg = [s for ok, s in points if not ok]
+
+    def balanced(cut: float) -> float:
+        kept = sum(s >= cut for s in pos) / len(pos) if pos else 1.0
+        rejected = sum(s < cut for s in neg) / len(neg) if neg else 1.0
+        return (kept + rejected) / 2
+
+    return max(cuts, key=lambda c: (balanced(c), -abs(c - 0.5)))
+
+
+def fmt(g: int, t: int) -> tuple[str, str]:
+    return (f"{g / t:.3f}" if t else "  -  "), f"{g}/{t}"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
-    ap.add_argument("--pages", help="rendered pages (default: render into a temp dir)")
-    ap.add_argument("--negatives", default=str(ROOT / "tests" / "data" / "postmortems"))
+    ap.add_argument("--pages", help="rendered postmortems (default: render into a temp dir)")
+    ap.add_argument("--negatives", help="rendered look-alikes (default: render into a temp dir)")
     ap.add_argument("--docs", action="store_true", help="print per-document results")
+    ap.add_argument("--no-scrapinghub", action="store_true", help="skip the 181 scrapinghub pages")
+    ap.add_argument(
+        "--in-sample-only",
+        action="store_true",
+        help="draft and show in-sample pages only (while writing rules: keeps the held-out orgs unseen)",
+    )
     ap.add_argument("--out")
     a = ap.parse_args()
     shared = Path(a.shared)
     sc = load_scorer(shared)
-    corpus = shared / "corpus" / "postmortems"
-    if a.pages:
-        pages = Path(a.pages)
-    else:
-        from bench._corpus import render_postmortems
+    from bench._corpus import render_pages
 
-        pages = render_postmortems(shared)
+    pages = Path(a.pages) if a.pages else render_pages(shared, "postmortems")
+    negatives = Path(a.negatives) if a.negatives else render_pages(shared, "negatives")
+    tuned = set(json.loads((ROOT / "bench" / "data" / "tuning.json").read_text())["tuned_orgs"])
 
-    hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    fields_hit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    quotes_total = quotes_fab = 0
-    per_doc = []
+    groups: dict[str, Tally] = {g: defaultdict(lambda: [0, 0]) for g in ("in", "out")}
+    points: list[tuple[str, bool, float]] = []  # (org, is_postmortem, gate score) of labelled pages
+    per_doc: list[dict] = []
+    timings: list[float] = []
     started = time.perf_counter()
 
-    def tally(metric: str, ok: bool) -> None:
-        hits[metric][0] += int(ok)
-        hits[metric][1] += 1
-
-    labelled = set()
     for lf in sorted((shared / "eval" / "labels").glob("*.json")):
         label = json.loads(lf.read_text())
-        labelled.add(label["slug"])
-        page = pages / label["slug"] / "page.html"
+        slug, org = label["slug"], org_of(label["slug"])
+        if a.in_sample_only and org not in tuned:
+            continue
+        group = groups["in" if org in tuned else "out"]
+        is_pm = label.get("is_postmortem") is not False
+        page = (pages if is_pm else negatives) / slug / "page.html"
         if not page.exists():
             continue
-        draft = draft_page(page, label["url"])
-        rec = draft["record"]
-        doc: dict = {"slug": label["slug"]}
-        tally("org", sc.org_match(rec, label))
-        doc["org"] = (rec.get("org"), rec.get("org_slug"), label["org"])
-        if label.get("date"):
-            tally("date", rec.get("date") == label["date"])
-        doc["date"] = (rec.get("date"), label.get("date"))
-        lang = draft["source"]["language"]
-        tally("language", lang == label["language"])
-        titles = sc.localized_values(rec.get("title"))
-        gold_t = label["title"]
-        tally(
-            "title",
-            any(
-                sc.overlap(t, gold_t) >= 0.9 and len(sc.squash(t)) <= 1.3 * len(sc.squash(gold_t)) + 5
-                for t in titles
-            ),
-        )
-        doc["title"] = titles
-        rc = label.get("root_cause") or {}
-        if rc.get("best") and rc["best"] != "unknown":
-            tally("root_cause", rec.get("root_cause") in {rc["best"], *(rc.get("acceptable") or [])})
-        doc["root_cause"] = (rec.get("root_cause"), rc.get("best"), rc.get("acceptable"))
-        tally("severity", (rec.get("severity") or "unknown") == (label.get("severity") or "unknown"))
-        for f in sc.SET_FIELDS:
-            gold = label.get(f) or {}
-            must, may = set(gold.get("must") or []), set(gold.get("may") or [])
-            got = set(rec.get(f) or [])
-            for prefix in (f, "vocab"):
-                hits[prefix + "_recall"][0] += len(must & got)
-                hits[prefix + "_recall"][1] += len(must)
-                hits[prefix + "_precision"][0] += len(got & (must | may))
-                hits[prefix + "_precision"][1] += len(got)
-            doc[f] = {"got": sorted(got), "missed": sorted(must - got), "wrong": sorted(got - must - may)}
-        for key in ("detected_after", "resolved_after"):
-            gold_s = sc.seconds((label.get("timeline") or {}).get(key))
-            got_s = sc.seconds((rec.get("timeline") or {}).get(key))
-            if gold_s is not None:
-                tally("timeline_correct", got_s is not None and abs(got_s - gold_s) <= max(600, 0.1 * gold_s))
-            else:
-                tally("timeline_invented", got_s is not None)
-            doc[key] = ((rec.get("timeline") or {}).get(key), (label.get("timeline") or {}).get(key))
-        visible = sc.page_text(page)
-        evidence = draft.get("evidence") or {}
-        for items in evidence.values():
-            for item in items:
-                quotes_total += 1
-                if sc.squash(item["quote"]) and sc.squash(item["quote"]) not in visible:
-                    quotes_fab += 1
-        missed_ev = []
-        for field in sc.EVIDENCE_FIELDS:
-            gold_quotes = (label.get("evidence") or {}).get(field) or []
-            if not gold_quotes:
-                continue
-            got_quotes = [i.get("quote", "") for i in evidence.get(field, [])]
-            ok = any(sc.overlap(g, q) >= 0.6 for g in gold_quotes for q in got_quotes)
-            fields_hit[field][0] += int(ok)
-            fields_hit[field][1] += 1
-            tally("evidence_all", ok)
-            if not ok:
-                missed_ev.append(field)
-        doc["evidence_missed"] = missed_ev
-        tally("postmortem_kept(labelled)", draft["postmortem"]["verdict"] is True)
+        draft = draft_page(page, label["url"], timings)
+        verdict = draft["postmortem"]
+        points.append((org, is_pm, verdict["score"]))
+        doc: dict = {"slug": slug, "group": "in" if org in tuned else "out"}
+        if is_pm:
+            score_postmortem(sc, draft, label, page, group, doc)
+            group["postmortems_kept"][0] += int(verdict["verdict"] is True)
+            group["postmortems_kept"][1] += 1
+            if not verdict["verdict"]:
+                doc["REJECTED"] = verdict
+        else:
+            group["lookalikes_rejected"][0] += int(verdict["verdict"] is False)
+            group["lookalikes_rejected"][1] += 1
+            doc["verdict"] = verdict
         per_doc.append(doc)
 
-    # Postmortems kept: every corpus page, labelled or not, is an incident report.
-    for meta in sorted(corpus.glob("*/meta.json")):
-        info = json.loads(meta.read_text())
+    # Our own pages: look-alikes we wrote (not-*.html) and postmortem fixtures, in-sample.
+    own: Tally = defaultdict(lambda: [0, 0])
+    for page in sorted((ROOT / "tests" / "data" / "postmortems").glob("*.html")):
+        d = draft_page(page, f"https://example.org/{page.stem}/")
+        metric = "lookalikes_rejected" if page.name.startswith("not-") else "postmortems_kept"
+        ok = (d["postmortem"]["verdict"] is False) == (metric == "lookalikes_rejected")
+        own[metric][0] += int(ok)
+        own[metric][1] += 1
+        if not ok:
+            per_doc.append({"slug": page.name, "group": "own", "WRONG": d["postmortem"]})
+
+    # Every corpus postmortem, labelled or not, is an incident report: kept?
+    for meta in sorted((shared / "corpus" / "postmortems").glob("*/meta.json")):
         page = pages / meta.parent.name / "page.html"
+        if a.in_sample_only and org_of(meta.parent.name) not in tuned:
+            continue
         if page.exists():
+            info = json.loads(meta.read_text())
             d = draft_page(page, info.get("url") or "https://example.org/")
-            tally("postmortem_kept(corpus)", d["postmortem"]["verdict"] is True)
+            group = groups["in" if org_of(meta.parent.name) in tuned else "out"]
+            group["corpus_postmortems_kept"][0] += int(d["postmortem"]["verdict"] is True)
+            group["corpus_postmortems_kept"][1] += 1
             if not d["postmortem"]["verdict"]:
                 per_doc.append({"slug": meta.parent.name, "REJECTED": d["postmortem"]})
-    for page in sorted(Path(a.negatives).glob("not-*.html")):
-        d = draft_page(page, f"https://example.org/{page.stem}/")
-        tally("negatives_rejected", d["postmortem"]["verdict"] is False)
-        if d["postmortem"]["verdict"]:
-            per_doc.append({"slug": page.name, "KEPT": d["postmortem"]})
 
-    # Real pages that are no postmortem: the scrapinghub extraction set (news, shops, blogs).
-    # Pages with no article at all raise ExtractionError and never reach the verdict.
-    from schema.errors import ExtractionError
+    sh: Tally = defaultdict(lambda: [0, 0])
+    if not a.no_scrapinghub:
+        from schema.errors import ExtractionError
 
-    for page in sorted((shared / "corpus" / "extraction" / "scrapinghub" / "html").glob("*.html.gz")):
-        try:
-            d = draft_page(page, "https://example.org/article/")
-        except ExtractionError:
-            continue
-        tally("negatives_rejected(scrapinghub)", d["postmortem"]["verdict"] is False)
-        if d["postmortem"]["verdict"]:
-            per_doc.append({"slug": page.name, "KEPT": d["postmortem"], "title": d["record"].get("title")})
+        for page in sorted((shared / "corpus" / "extraction" / "scrapinghub" / "html").glob("*.html.gz")):
+            try:
+                d = draft_page(page, "https://example.org/article/")
+            except ExtractionError:
+                continue  # no article at all: never drafted
+            sh["scrapinghub_rejected"][0] += int(d["postmortem"]["verdict"] is False)
+            sh["scrapinghub_rejected"][1] += 1
+            if d["postmortem"]["verdict"]:
+                title = d["record"].get("title")
+                per_doc.append({"slug": page.name, "KEPT": d["postmortem"], "title": title})
 
+    # The gate's cut-off, fitted by grouped k-fold: leave one organisation out.
+    kfold: dict[str, Tally] = {g: defaultdict(lambda: [0, 0]) for g in ("in", "out")}
+    cuts = []
+    for held in sorted({o for o, _, _ in points}):
+        cut = fit_threshold([(ok, s) for o, ok, s in points if o != held])
+        cuts.append(cut)
+        for o, ok, s in points:
+            if o == held:
+                t = kfold["in" if o in tuned else "out"]
+                metric = "postmortems_kept" if ok else "lookalikes_rejected"
+                t[metric][0] += int((s >= cut) == ok)
+                t[metric][1] += 1
     took = time.perf_counter() - started
-    print(f"{'metric':32} {'value':>7}  {'n':>9}  target")
-    rows = sorted(hits.items())
-    rows.insert(0, ("quotes_fabricated", [quotes_fab, quotes_total]))
-    for k, (g, t) in rows:
-        print(f"{k:32} {(f'{g / t:.3f}' if t else '  -  '):>7}  {f'{g}/{t}':>9}  {TARGETS.get(k, '')}")
-    for f, (g, t) in sorted(fields_hit.items()):
-        print(f"{'  evidence_' + f:32} {(f'{g / t:.3f}' if t else '  -  '):>7}  {f'{g}/{t}':>9}")
-    print(f"{'seconds_total':32} {took:7.1f}")
+
+    rows = sorted({k for g in groups.values() for k in g}, key=lambda k: (k.startswith("  "), k))
+    print(f"{'metric':30} {'in-sample':>9} {'n':>8}   {'out-of-sample':>13} {'n':>8}   target (out)")
+    for k in rows:
+        (vi, ni), (vo, no) = fmt(*groups["in"][k]), fmt(*groups["out"][k])
+        print(f"{k:30} {vi:>9} {ni:>8}   {vo:>13} {no:>8}   {TARGETS.get(k, '')}")
+    for k in ("postmortems_kept", "lookalikes_rejected"):
+        (vi, ni), (vo, no) = fmt(*kfold["in"][k]), fmt(*kfold["out"][k])
+        print(f"{k + ' (k-fold cut)':30} {vi:>9} {ni:>8}   {vo:>13} {no:>8}")
+    print(f"gate cut-off fitted per fold (leave one org out): {min(cuts):.3f} .. {max(cuts):.3f}")
+    for k, (g, t) in sorted(own.items()):
+        v, n = fmt(g, t)
+        print(f"{'own ' + k:30} {v:>9} {n:>8}   (our own fixtures, in-sample by definition)")
+    for k, (g, t) in sorted(sh.items()):
+        v, n = fmt(g, t)
+        print(f"{k:30} {v:>9} {n:>8}   (real non-postmortems; looked at before)")
+    ms = [t * 1000 for t in timings]
+    print(
+        f"drafting ms/page (extract + draft, labelled pages): median {statistics.median(ms):.1f}, "
+        f"mean {statistics.fmean(ms):.1f}, n {len(ms)}"
+    )
+    print(f"{'seconds_total':30} {took:9.1f}")
     if a.docs:
         for doc in per_doc:
             print(json.dumps(doc, ensure_ascii=False))

@@ -103,3 +103,12 @@ def _latin_sample(text: str) -> str:
         if "/" not in w and "\\" not in w and "_" not in w and w.count(".") < 2 and "=" not in w
     ]
     return " ".join(words)[:_SAMPLE_CHARS]
+
+
+def document_language(language: str | None, text: str) -> str:
+    """The language code a draft is keyed by: the extractor's answer (this module's one rule), or
+    the same rule run on `text` when a Document was built without one; English when nothing says."""
+    lang = (language or "").split("-")[0].lower()
+    if not lang:
+        lang = (detect_language(text)[0] or "en").split("-")[0].lower()
+    return lang

@@ -94,6 +94,26 @@ def _name(value: Any) -> str | None:
 _ARTICLE_TYPES = {"article", "newsarticle", "blogposting", "techarticle", "report", "webpage", "posting"}
 
 
+_HOST_LIKE = re.compile(r"^(?:https?://)?[\w-]+(?:\.[\w-]+)+/?$")
+_COPYRIGHT = re.compile(
+    r"(?:(?:©|\(c\)|copyright)\s*)+(?:(?:19|20)\d\d(?:\s*[-–]\s*(?:19|20)\d\d)?\s*)?,?\s*(?:by\s+)?"
+    r"([^\W\d][^\n.|·,©]{1,59}?)\s*(?=$|[,|·\n]|\.(?!\w)|all rights|\d)",
+    re.I,
+)
+
+
+def copyright_holder(tree: html.HtmlElement) -> str | None:
+    """The name in the footer's copyright line ("© 2024 Lumenworks, Inc. All rights reserved.")."""
+    footers = tree.xpath("//footer | //*[contains(@class, 'footer')]")
+    for el in footers[::-1]:
+        text = " ".join(el.text_content().split())
+        if m := _COPYRIGHT.search(text):
+            name = m.group(1).strip(" -–")
+            if name and not _HOST_LIKE.match(name) and not name.lower().startswith("all rights"):
+                return name
+    return None
+
+
 def read_metadata(tree: html.HtmlElement) -> Metadata:
     """Metadata the page states about itself, strongest source first (JSON-LD, og:, meta, <time>)."""
     meta = _meta(tree)
@@ -101,6 +121,7 @@ def read_metadata(tree: html.HtmlElement) -> Metadata:
     lang = tree.get("lang") or tree.get("xml:lang") or meta.get("og:locale") or meta.get("content-language")
     if lang:
         md.lang = re.split(r"[-_]", lang.strip().lower())[0] or None
+    publisher: str | None = None
     for obj in _json_ld(tree):
         types = obj.get("@type")
         names = {str(t).lower() for t in (types if isinstance(types, list) else [types])}
@@ -110,10 +131,14 @@ def read_metadata(tree: html.HtmlElement) -> Metadata:
         md.author = md.author or _name(obj.get("author"))
         md.published = md.published or iso_date(obj.get("datePublished"))
         md.updated = md.updated or iso_date(obj.get("dateModified"))
-        md.site_name = md.site_name or _name(obj.get("publisher"))
+        publisher = publisher or _name(obj.get("publisher"))
         md.license = md.license or _name(obj.get("license"))
     md.title = md.title or meta.get("og:title") or meta.get("twitter:title")
-    md.site_name = meta.get("og:site_name") or md.site_name or meta.get("application-name")
+    # Who publishes: a site name that is only a host name ("github.com") names the host, not the
+    # publisher, so a named publisher (JSON-LD, the footer's copyright line) goes first then.
+    named = [meta.get("og:site_name"), publisher, meta.get("application-name")]
+    md.site_name = next((n for n in named if n and not _HOST_LIKE.match(n.strip())), None)
+    md.site_name = md.site_name or copyright_holder(tree) or next((n for n in named if n), None)
     md.author = md.author or meta.get("author") or meta.get("article:author") or meta.get("dc.creator")
     md.published = (
         md.published

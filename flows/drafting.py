@@ -57,16 +57,18 @@ def draft_for_queue(task: DraftTask, limit: float = 0.0) -> Drafted:
 
 def draft_payload(task: DraftTask) -> Draft:
     """Extract and draft one payload: the pure CPU stage (runs in a worker process)."""
-    from extractors import extract_document
-    from extractors.draft import draft_document
+    from extractors import draft_page
 
-    doc = extract_document(task.data, url=task.url, content_type=task.content_type)
-    if task.job.language and not doc.language:
-        # The curator's hint from sources.toml, only where the page itself did not tell.
-        doc = doc.model_copy(update={"language": task.job.language})
-    draft = draft_document(
-        doc, source_url=task.url, snapshot=task.snapshot, snapshot_digest=task.digest, now=task.now
-    )
+    # The curator's language hint from sources.toml counts only where the page itself did not tell.
+    draft = draft_page(
+        task.data,
+        url=task.url,
+        content_type=task.content_type,
+        now=task.now,
+        snapshot=task.snapshot,
+        digest=task.digest,
+        language=task.job.language,
+    ).draft
     if task.job.org:
         draft = _override_org(draft, task.job.org)
     return draft

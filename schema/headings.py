@@ -39,6 +39,8 @@ _MIN_CONTAINED = 4
 # difflib ratio for typo-level matches ("Root-cause analyis"); 0.85 keeps "Summary"/"Summery" (0.857) and
 # rejects "Status" vs "Statistics" on our fixtures
 _FUZZY_RATIO = 0.85
+# a heading longer than this (characters) is a sentence: no keyword gives it a role
+_MAX_KEYWORD_HEADING = 80
 
 
 def normalize_heading(heading: str) -> str:
@@ -80,6 +82,21 @@ class _Lexicon:
                         raise ValueError(f"headings.json: unknown primary role {chosen!r}")
                     if key and (key not in self.exact or f"{lang}:{form}" in primary):
                         self.exact[key] = (lang, cast(SectionRole, chosen))
+        keywords = data.get("keywords", {})
+        assert isinstance(keywords, dict)
+        self.keywords: list[tuple[SectionRole, re.Pattern[str]]] = []
+        for role in keywords.get("order", []):
+            if role not in _ROLES:
+                raise ValueError(f"headings.json: unknown keyword role {role!r}")
+            words = [normalize_heading(w) for w in keywords["roles"].get(role, [])]
+            alternatives = sorted({w for w in words if w}, key=len, reverse=True)
+            # Latin keywords at a word start ("fix" in "fixes", not in "prefix"), CJK anywhere.
+            parts = [
+                rf"(?<![a-z0-9]){re.escape(w)}" if w[:1].isascii() and w[:1].isalnum() else re.escape(w)
+                for w in alternatives
+            ]
+            if parts:
+                self.keywords.append((cast(SectionRole, role), re.compile("|".join(parts))))
         for lang, forms in skip.items():
             for form in forms:
                 key = normalize_heading(form)
@@ -121,13 +138,26 @@ class _Lexicon:
                 best = rank
         if best is not None:
             return best[2]
-        if len(key) > 32 or key.count(" ") > 3:  # long headings are sentences, not typos of a form
+        if len(key) <= 32 and key.count(" ") <= 3:  # long headings are sentences, not typos of a form
+            # a ratio of 0.85 needs lengths within 15% of each other: only those are compared
+            spread = max(2, len(key) // 6)
+            near = [
+                k for n in range(len(key) - spread, len(key) + spread + 1) for k in self.by_length.get(n, ())
+            ]
+            close = difflib.get_close_matches(key, near, n=1, cutoff=_FUZZY_RATIO)
+            if close:
+                return self.exact[close[0]][1]
+        return self.keyword_role(key)
+
+    def keyword_role(self, key: str) -> SectionRole:
+        """The last resort: the first role (in `keywords.order`) one of whose keywords the
+        normalized heading contains ("root cause of the outage", "장애 원인 분석")."""
+        if len(key) > _MAX_KEYWORD_HEADING:
             return "other"
-        # a ratio of 0.85 needs lengths within 15% of each other: only those are compared
-        spread = max(2, len(key) // 6)
-        near = [k for n in range(len(key) - spread, len(key) + spread + 1) for k in self.by_length.get(n, ())]
-        close = difflib.get_close_matches(key, near, n=1, cutoff=_FUZZY_RATIO)
-        return self.exact[close[0]][1] if close else "other"
+        for role, pattern in self.keywords:
+            if pattern.search(key):
+                return role
+        return "other"
 
 
 @lru_cache(maxsize=1)

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from extractors.draft import identity, impact, lists, severity, sources, tags, text_fields, timeline, verdict
+from extractors import gate
+from extractors.draft import identity, impact, lists, severity, sources, tags, text_fields, timeline
 from extractors.draft.evidence import Context, Found
 from extractors.draft.explain import explain_draft
 from schema.document import Document
@@ -40,8 +41,9 @@ FieldDrafter = Callable[[Context, Args, Found], Found]
 # The cascade, in order. Identity first (the language decides the keys of every localized field);
 # then the text fields and lists, which read sections; root_cause before the other vocabulary
 # fields, because the domain inherits from it (security-breach -> security); severity, impact and
-# timeline, which read sentences anywhere; sources. The verdict runs after the cascade, because it
-# weighs what the drafters found. Each drafter is independent of the others' failures.
+# timeline, which read sentences anywhere; sources. The postmortem gate (extractors/gate.py) runs
+# after the cascade, because it weighs what the drafters found. Each drafter is independent of the
+# others' failures.
 DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("language", lambda ctx, a, f: identity.draft_language(ctx)),
     ("org", lambda ctx, a, f: identity.draft_org(ctx, a.source_url)),
@@ -95,7 +97,7 @@ def draft_document(
             log.warning("drafting %s failed: %s", name, exc)
             continue
         _merge(found, part)
-    judged = verdict.judge(ctx, found)
+    judged = gate.judge(doc, _signals(ctx, found))
     if options.verdict_threshold != 0.5:
         judged = judged.model_copy(update={"verdict": judged.score >= options.verdict_threshold})
     record: dict[str, Any] = dict(found.record)
@@ -121,6 +123,15 @@ def draft_document(
             drafter=f"incident-ingest-drafter {DRAFTER_VERSION}",
         ),
         history=[HistoryEntry(at=now, by=f"incident-ingest {_version()}", action="drafted")],
+    )
+
+
+def _signals(ctx: Context, found: Found) -> gate.Signals:
+    """What the cascade worked out that the postmortem gate weighs."""
+    return gate.Signals(
+        roles=tuple((s.heading, ctx.section_role(s)) for s in ctx.doc.sections),
+        clock_times=len(timeline.moments(ctx)),
+        drafted_from_sections=tuple(k for k, c in found.confidence.items() if c.method == "heading"),
     )
 
 

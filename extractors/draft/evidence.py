@@ -14,6 +14,7 @@ from extractors.draft.lexicon import Lexicon, counts_within_each
 from extractors.sentences import split_sentences, trim
 from schema.document import Block, Document, Section
 from schema.draft import Confidence, Evidence, Method
+from schema.headings import heading_role
 
 # Sentence ends: Latin punctuation followed by space, or CJK full stops (no space needed).
 _LATIN_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
@@ -287,35 +288,7 @@ def _field_cues() -> tuple[Lexicon, ...]:
     return tuple(field_cue(name) for name in cues()["fields"])
 
 
-# Which role wins when a heading names several ("Resolution and next steps" -> action_items).
-ROLE_ORDER = (
-    "skip",
-    "timeline",
-    "action_items",
-    "lessons",
-    "contributing",
-    "root_cause",
-    "trigger",
-    "detection",
-    "impact",
-    "remediation",
-    "symptoms_text",
-    "summary",
-)
-
-
-@cache
-def _heading_patterns() -> tuple[tuple[str, Lexicon], ...]:
-    kw = cues()["heading_keywords"]
-    return tuple((role, cue_pattern(kw[role])) for role in ROLE_ORDER if role in kw)
-
-
 def heading_role_by_keyword(heading: str) -> str:
-    """A role for a heading the extractor left 'other', from keywords in it ("Root Cause of ...")."""
-    text = re.sub(r"^[\s\d.)\]】■●#-]+", "", heading).strip().lower()
-    if not text or len(text) > 80:
-        return "other"
-    for role, pattern in _heading_patterns():
-        if pattern.search(text):
-            return role
-    return "other"
+    """A role for a heading the extractor left 'other' (a Document built without roles): the one
+    heading classifier's (schema/headings.py), whose last resort is keywords in the heading."""
+    return heading_role(heading)

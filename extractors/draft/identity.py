@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from extractors.draft.evidence import Context, Found, confidence, evidence
+from extractors.language import document_language
 from schema.document import Document
 
 DATA = Path(__file__).parent / "data"
@@ -22,30 +23,9 @@ def publishers() -> dict[str, Any]:
     return json.loads((DATA / "publishers.json").read_text(encoding="utf-8"))
 
 
-# Scripts decide the language when the detector's label contradicts them: a page whose letters are
-# a fifth Hangul is Korean whatever a statistical detector says (it misreads short mixed-script
-# pages). Kana is specific to Japanese; Han alone is not (it is also Chinese).
-_HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_KANA = re.compile(r"[\u3040-\u30ff]")
-_NOT_LETTERS = re.compile(r"[\W\d_]+")
-SCRIPT_SHARE = 0.2  # share of letters; Korean/Japanese posts full of English code still pass 0.3+
-
-
 def detect_language(doc: Document) -> str:
-    text = doc.text[:20000]
-    hangul = kana = 0
-    if text and max(text) >= "\u3040":  # else no Kana or Hangul: counting them cost most pages 0.3 ms
-        letters = len(_NOT_LETTERS.sub("", text)) or 1  # what is left is letters; findall made a list
-        hangul, kana = len(_HANGUL.findall(text)), len(_KANA.findall(text))
-        if hangul / letters >= SCRIPT_SHARE and hangul > kana:
-            return "ko"
-        if kana / letters >= SCRIPT_SHARE * 0.5:  # Japanese mixes kana with kanji: kana alone is ~40%
-            return "ja"
-    lang = (doc.language or "").split("-")[0].lower()
-    if lang in ("ko", "ja") or not lang:
-        # The detector said CJK but the script disagrees (or it said nothing): Latin text.
-        return "en" if hangul + kana == 0 else (lang or "en")
-    return lang
+    """The page's language: the project's one language rule (extractors/language.py)."""
+    return document_language(doc.language, doc.text)
 
 
 def draft_language(ctx: Context) -> Found:
@@ -117,13 +97,46 @@ def clean_site_name(name: str) -> str:
         before = out
         for w in words:
             out = re.sub(rf"(?i)^{re.escape(w)}(?:\s+|$)|(?:\s+|^){re.escape(w)}$", "", out).strip()
-            # CJK site words attach without a space: ペパボテックブログ
+            # CJK site words attach without a space: ペパボテックブログ, 株式会社ことのは
             if not w.isascii() and out.endswith(w) and len(out) > len(w):
                 out = out[: -len(w)].strip()
+            if not w.isascii() and out.startswith(w) and len(out) > len(w):
+                out = out[len(w) :].strip()
         out = out.strip(" -|·:—")
         if out == before:
             break
     return out
+
+
+_HOST_LIKE = re.compile(r"^(?:https?://)?[\w-]+(?:\.[\w-]+)+/?$")
+
+
+@cache
+def _team_patterns() -> dict[str, re.Pattern[str]]:
+    lines = publishers()["team_lines"]
+    return {lang: re.compile(p) for lang, p in lines.items() if not lang.startswith("_")}
+
+
+def team_name(ctx: Context, slug: str | None) -> str | None:
+    """The publisher as the page's own text names it ("the Binder team", "한빛로 SRE팀"): the name
+    most often given; one that matches the domain's name wins a tie."""
+    counts: dict[str, int] = {}
+    text = ctx.doc.text[:50000]
+    for pattern in _team_patterns().values():
+        for m in pattern.finditer(text):
+            name = clean_site_name(m.group(1))
+            if name and len(name) >= 2 and not _HOST_LIKE.match(name):
+                counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None
+    key = slugify(slug or "").replace("-", "")
+
+    def rank(name: str) -> tuple[int, int]:
+        own = slugify(name).replace("-", "")
+        related = bool(key and own and (own in key or key in own))
+        return int(related), counts[name]
+
+    return max(sorted(counts), key=rank)
 
 
 def draft_org(ctx: Context, source_url: str) -> Found:
@@ -133,10 +146,14 @@ def draft_org(ctx: Context, source_url: str) -> Found:
     entry = _registry(url)
     slug = domain_slug(url)
     org, method, value = None, "metadata", 0.0
+    site = doc.site_name if doc.site_name and not _HOST_LIKE.match(doc.site_name.strip()) else None
     if entry:
         org, slug, method, value = entry["org"], entry["slug"], "metadata", 0.9
-    elif doc.site_name and (cleaned := clean_site_name(doc.site_name)):
+    elif site and (cleaned := clean_site_name(site)):
         org, value = cleaned, 0.75
+    elif team := team_name(ctx, slug):
+        # The page names its publisher in its own words ("the Binder team"): a person's reading.
+        org, method, value = team, "rule", 0.6
     elif slug:
         org, method, value = slug, "rule", 0.5
     if org:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
+from extractors.draft import negation
 from extractors.draft.evidence import (
     Context,
     Found,
@@ -78,6 +81,7 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
     cause = ctx.cue_counts(field_cue("root_cause"))
     every = matchers(kind)
+    check_negation = negation.applies_to(kind)
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
@@ -88,9 +92,16 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         best: dict[str, tuple[float, int, int]] = {}
         for i, a, b in hits:
             m = every[i]
+            if m.context is not None and not _has_context(ctx, m.context):
+                continue  # "API servers" on a page that never names Kubernetes
+            if check_negation and negation.negated(text, a, b):
+                continue  # "No data was lost": named, not reported
             if m.term not in best or best[m.term][0] < w * m.factor:
                 best[m.term] = (w * m.factor, a, b)
         for term, (weight, a, b) in best.items():
+            raw[term].append((weight, sent, a, b))
+    for term, weight, sent, a, b in _pair_hits(ctx, kind, table):
+        if not any(s is sent for _w, s, *_ in raw[term]):
             raw[term].append((weight, sent, a, b))
     sat = settings()["saturation"]
     out = {}
@@ -99,6 +110,47 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         # The strongest mentions count fully, the rest with diminishing returns.
         total = sum(w for w, *_ in mentions[:sat]) + math.log1p(sum(w for w, *_ in mentions[sat:]))
         out[term] = Score(total, mentions)
+    return out
+
+
+def _has_context(ctx: Context, pattern: re.Pattern[str]) -> bool:
+    memo = ctx.memo.setdefault("tag_context", {})
+    if pattern.pattern not in memo:
+        memo[pattern.pattern] = bool(pattern.search(ctx.doc.title or "") or pattern.search(ctx.doc.text))
+    return bool(memo[pattern.pattern])
+
+
+@cache
+def _pairs(kind: Kind) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """Terms stated by one word of each group in one sentence (data/tags.json "pairs")."""
+    out = []
+    for term, groups in sorted(settings().get("pairs", {}).get(kind, {}).items()):
+        pats = tuple(re.compile("|".join(_pair_form(w) for w in group), re.I) for group in groups)
+        out.append((term, pats))
+    return tuple(out)
+
+
+def _pair_form(word: str) -> str:
+    # Latin words at a word start, any ending (expire, expired, expiry); CJK anywhere.
+    return rf"(?<![\w]){re.escape(word)}" if word.isascii() else re.escape(word)
+
+
+def _pair_hits(ctx: Context, kind: Kind, table: str) -> list[tuple[str, float, Sentence, int, int]]:
+    pairs = _pairs(kind)
+    if not pairs:
+        return []
+    out = []
+    for sent in ctx.sentences:
+        w = _weight(table, sent.role)
+        if w <= 0:
+            continue
+        for term, pats in pairs:
+            found = [p.search(sent.text) for p in pats]
+            if all(found):
+                a = min(m.start() for m in found if m)
+                b = max(m.end() for m in found if m)
+                if not negation.negated(sent.text, a, b):
+                    out.append((term, w, sent, a, b))
     return out
 
 

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from extractors.draft.evidence import (
     Context,
     Found,
     Sentence,
     confidence,
+    cue_pattern,
+    cues,
     field_cue,
     sentence_evidence,
     squeeze,
 )
+from extractors.draft.lexicon import Lexicon
 
 # Readable lengths (characters) a reviewer can check at a glance; CJK packs ~2.5x more per
 # character, so the budget is scaled down for ko/ja. Chosen by reading drafts of the dev corpus:
@@ -85,9 +90,13 @@ def _lead(ctx: Context) -> list[Sentence]:
 def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> list[Sentence]:
     counts = ctx.cue_counts(field_cue(name))
     weights = CUE_ROLE_WEIGHT.get(name, {})
+    # A fix is never the trigger: a sentence that reverts, restores or rolls back is the response.
+    response = _response_words() if name == "trigger" else None
     scored = []
     for i, s in enumerate(ctx.sentences):
         if s.role == "skip" or len(s.text) < 15:
+            continue
+        if response is not None and s.start in counts and response.search(s.text.lower()):
             continue
         hits = counts.get(s.start, 0)
         if hits and weights.get(s.role, 0.8) > 0:
@@ -95,6 +104,12 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
     scored.sort(key=lambda t: (t[0], t[1]))
     chosen = sorted((t for t in scored[:limit]), key=lambda t: t[1])
     return [t[2] for t in chosen]
+
+
+@cache
+def _response_words() -> Lexicon:
+    t = cues()["timeline"]
+    return cue_pattern([*t["fix_words"], *t["resolve"]])
 
 
 def draft_text_field(ctx: Context, name: str) -> Found:

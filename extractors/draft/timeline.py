@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from extractors.draft.evidence import Context, Found, Sentence, confidence, cue_pattern, cues, evidence
+from extractors.draft.lexicon import Lexicon
 from schema.draft import Evidence
 
 MONTHS = {
@@ -100,6 +101,16 @@ LASTED_EN = re.compile(
 IMPACT_WORDS = re.compile(
     r"(?i)outage|down\b|unavailable|failures?|failed|failing|errors?|broken|disrupt|impact|장애|중단|영향|실패|障害|停止|影響|できな"
 )
+# "... 12 minutes after the errors began / the outage started / the certificate expired": a
+# duration measured from the first impact.
+AFTER_START_EN = re.compile(
+    r"(?i)\s+after\s+(?:[\w-]+\s+){0,4}?(?:errors?|outage|incident|impact|failures?|problems?|issue|"
+    r"disruption|degradation|began|begun|started|start|onset|occurred|expired|expiry|went down)\b"
+)
+DETECT_EN = re.compile(
+    r"(?i)\b(?:paged|alerted|detected|noticed|became aware|identified|discovered|notified)\b"
+)
+RESOLVE_EN = re.compile(r"(?i)\b(?:resolved|restored|recovered|mitigated|fixed|back online|back to normal)\b")
 CJK_RESOLVE_HEAD = re.compile(r"(?:복구|해결|정상화|復旧|解消|回復)(?:까지|하는 데|되기까지|まで|までに)\s*$")
 CJK_RESOLVE_TAIL = re.compile(r"^\s*(?:동안|간|にわたり|にわたって|の間|停止|ダウン|中断)")
 CJK_DETECT = re.compile(r"(감지|인지|발견)(까지|하는 데)|(検知|発見|気づく)まで")
@@ -362,9 +373,8 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
         if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
             continue
         for m in DURATION_EN.finditer(s.text):
-            head = s.text[: m.start()]
-            if not LASTED_EN.search(head[-40:]) or not IMPACT_WORDS.search(s.text):
-                continue
+            # The match may open with the space before the number: "for" must still end the head.
+            head = s.text[: m.start()].rstrip() + " "
             n, unit = float(m[1]), m[2].lower()
             delta = (
                 timedelta(days=n)
@@ -375,7 +385,17 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
             )
             if m[3]:
                 delta += timedelta(minutes=float(m[3]))
-            out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
+            after = AFTER_START_EN.match(s.text[m.end() :])
+            if after and DETECT_EN.search(head):
+                # "The on-call engineer was paged 12 minutes after the errors began."
+                out.setdefault("detected_after", (delta, s, m.start(), m.end()))
+            elif (
+                after
+                and RESOLVE_EN.search(head)
+                or LASTED_EN.search(head[-40:])
+                and IMPACT_WORDS.search(s.text)
+            ):
+                out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
         # DURATION_CJK can match empty text, so finditer stops at every character: look only in
         # sentences with a unit it needs (one of 日 일 時 시 分 분), as every match we keep has one.
         for m in DURATION_CJK.finditer(s.text) if _CJK_UNIT.search(s.text) else ():
@@ -398,8 +418,10 @@ def draft_timeline(ctx: Context) -> Found:
     ms = moments(ctx)
     events = _events(ctx, ms)
     # A deploy of the fix is not the first impact; and the first impact precedes any detection.
-    fix = re.compile(r"(?i)\bfix|hotfix|patch|revert|roll(?:ed)? ?back|修正|수정|복구|復旧")
-    starts = sorted((m for m in events["start"] if not fix.search(m.sentence.text)), key=lambda m: m.at)
+    fix = _fix_pattern()
+    starts = sorted(
+        (m for m in events["start"] if not fix.search(m.sentence.text.lower())), key=lambda m: m.at
+    )
     first_detect = min((m.at for m in events["detect"]), default=None)
     start = starts[0] if starts else None
     if start is not None and first_detect is not None and start.at > first_detect:
@@ -471,5 +493,22 @@ def first_impact(ctx: Context) -> Sentence | None:
     """The sentence of the first start event in a timeline section, if the page has one."""
     ms = moments(ctx)
     events = _events(ctx, ms)
-    starts = sorted((m for m in events["start"] if m.sentence.role == "timeline"), key=lambda m: m.at)
+    fix = _fix_pattern()
+    starts = sorted(
+        (
+            m
+            for m in events["start"]
+            if m.sentence.role == "timeline" and not fix.search(m.sentence.text.lower())
+        ),
+        key=lambda m: m.at,
+    )
+    # Order in time: what happened after the incident was noticed is the response, not the trigger.
+    noticed = min((m.at for m in events["detect"] if m.sentence.role == "timeline"), default=None)
+    if noticed is not None:
+        starts = [m for m in starts if m.at <= noticed]
     return starts[0].sentence if starts else None
+
+
+@cache
+def _fix_pattern() -> Lexicon:
+    return cue_pattern(cues()["timeline"].get("fix_words", []))

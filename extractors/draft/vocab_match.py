@@ -71,6 +71,9 @@ class Matcher:
     pattern: re.Pattern[str]
     factor: float  # 1.0 for the vocabulary's own forms, less for cue phrases (data/tags.json)
     forms: tuple[str, ...] = ()  # the surface forms behind `pattern`, for the prefilter
+    # Ambiguous forms ("API server" is kube-apiserver only on a Kubernetes page): they count only
+    # where the page also names this context (data/tags.json "context_forms").
+    context: re.Pattern[str] | None = None
 
 
 _SEPARATORS = re.compile(r"[\s\-]+")
@@ -213,6 +216,14 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
         forms = {f.strip() for f in forms if f and len(f.strip()) >= 2}
         weak = set(settings()["weak_forms"].get(kind, {}).get(term, [])) & forms
         forms -= weak
+        needs = settings().get("context_forms", {}).get(kind, {}).get(term)
+        if needs and (ambiguous := set(needs["forms"]) & forms):
+            forms -= ambiguous
+            pattern = "|".join(_form_pattern(f) for f in sorted(ambiguous, key=len, reverse=True))
+            context = "|".join(_form_pattern(f) for f in sorted(needs["context"], key=len, reverse=True))
+            out.append(
+                Matcher(term, re.compile(pattern, re.I), 1.0, tuple(ambiguous), re.compile(context, re.I))
+            )
         if weak:
             pattern = "|".join(_form_pattern(f) for f in sorted(weak, key=len, reverse=True))
             out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))

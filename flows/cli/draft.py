@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Annotated
 
@@ -28,18 +27,13 @@ def register(app: typer.Typer) -> None:
         """Print the draft of one saved page (the interface our evaluation uses)."""
         if fmt not in ("json", "text"):
             raise typer.BadParameter("must be json or text", param_hint="--format")
-        from extractors import extract_document
-        from extractors.draft import draft_document, explain_draft
+        from extractors import draft_page
+        from extractors.draft import explain_draft
 
         saved = read_page(page)
-        doc = extract_document(saved.data, url=url or saved.file_url, content_type=saved.content_type)
-        result = draft_document(
-            doc,
-            source_url=url or saved.file_url,
-            snapshot=None,
-            snapshot_digest="sha256:" + hashlib.sha256(saved.data).hexdigest(),
-            now=utc_now(),
-        )
+        result = draft_page(
+            saved.data, url=url or saved.file_url, content_type=saved.content_type, now=utc_now()
+        ).draft
         if explain or fmt == "text":
             print(explain_draft(result))
         else:

@@ -59,3 +59,26 @@ def test_extractors_do_no_io_and_import_nothing_upward() -> None:
                 assert not bad, f"{path}: imports {name}"
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                 assert node.func.id != "open", f"{path}: open()"
+
+
+def test_draft_page_is_one_call_and_deterministic() -> None:
+    from datetime import UTC, datetime
+
+    from extractors import DraftResult, draft_page
+
+    params = inspect.signature(draft_page).parameters
+    assert list(params)[:4] == ["data", "url", "content_type", "now"]
+    assert all(params[name].kind is inspect.Parameter.KEYWORD_ONLY for name in list(params)[1:])
+    data = (ROOT / "examples" / "postmortem.html").read_bytes()
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first = draft_page(data, url="https://example.org/postmortem/", content_type="text/html", now=now)
+    again = draft_page(data, url="https://example.org/postmortem/", content_type="text/html", now=now)
+    assert isinstance(first, DraftResult)
+    assert first.draft == again.draft
+    assert first.draft.history[0].at == "2026-01-02T03:04:05.000000Z"
+    for items in first.draft.evidence.values():
+        for ev in items:
+            assert first.document.text[ev.start : ev.end] == ev.quote
+    # A different page body is a different snapshot: a different draft id.
+    other = draft_page(data + b"<!-- x -->", url="https://example.org/postmortem/", now=now)
+    assert other.draft.draft_id != first.draft.draft_id

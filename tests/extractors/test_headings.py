@@ -108,3 +108,35 @@ def test_a_tie_goes_to_the_first_named_role_whatever_the_hash_seed() -> None:
         for seed in range(1, 7)
     }
     assert seen == {"timeline"}
+
+
+def test_one_heading_classifier_with_keywords_as_its_last_resort() -> None:
+    from extractors.draft.evidence import heading_role_by_keyword
+
+    cases = {
+        "What went well": "lessons",
+        "What we did well": "lessons",  # not remediation: a list of things that went right
+        "Problems": "lessons",
+        "잘한 점": "lessons",
+        "良かった点": "lessons",
+        "Root cause of the outage on the 3rd": "root_cause",  # a keyword inside a longer heading
+        "장애 원인 분석 결과": "root_cause",
+        "How we fixed it": "remediation",
+    }
+    for heading, role in cases.items():
+        assert heading_role(heading, None) == role, heading
+        assert heading_role_by_keyword(heading) == role, heading  # the drafter asks the same classifier
+
+
+def test_what_went_well_is_never_remediation_in_a_draft() -> None:
+    from extractors import draft_page
+
+    body = (
+        "<p>On May 2 the API returned errors for 40 minutes after a bad deploy.</p>"
+        "<h2>Resolution</h2><p>We rolled back the deploy.</p>"
+        "<h2>What went well</h2><ul><li>The alert fired within two minutes.</li><li>The rollback was quick.</li></ul>"
+    )
+    html = f"<html><head><title>API outage</title></head><body><article><h1>API outage</h1>{body}</article></body></html>"
+    record = draft_page(html.encode(), url="https://e.example/w/").draft.record
+    texts = [" ".join(item.text.values()) for item in record.remediation]
+    assert texts and all("alert fired" not in t and "rollback was quick" not in t for t in texts)

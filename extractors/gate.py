@@ -1,0 +1,306 @@
+"""The postmortem gate, in one place: is a page the report of one real incident? Each verdict says why.
+
+A postmortem reports one incident that happened: impact on someone, a time it happened, a cause
+or a fix. The gate decides in this order, the first decisive step wins:
+
+1. `prefetch(url, title)`: URL and title cues, before a page is fetched (discovery skips release
+   notes and hiring posts without fetching them; undecided entries are fetched).
+2. No article: a directory listing, a WARC metadata record, a page under a few dozen words.
+3. Look-alikes (data/gate.json "classes", "index"): drills and game days, talk and conference
+   reports, process guides and templates, scheduled-maintenance notices, index and tag pages,
+   release notes, security advisories with no intrusion, write-ups that name outages as a risk,
+   hiring and culture posts. A class needs its title cue plus one body cue, or three different
+   body cues, and none of its "unless" cues (a maintenance that overran is an incident).
+4. The narrative score: a log-odds sum over incident headings, incident wording, clock times
+   and what the drafters filled from incident sections, minus other pages' wording.
+
+Pure: the drafter hands in the section roles and clock-time count it has worked out already.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from schema.document import Document
+from schema.draft import Verdict
+
+if TYPE_CHECKING:
+    from extractors.draft.lexicon import Lexicon
+
+DATA = Path(__file__).parent / "data"
+
+# Headings only incident reports have; remediation/action items/lessons headings ("Fixes", "What's
+# next", "Improvements") also head release notes and roadmaps, so they weigh less.
+STRONG_ROLES = ("timeline", "root_cause", "impact", "detection", "trigger", "contributing")
+INCIDENT_ROLES = (*STRONG_ROLES, "remediation", "action_items", "lessons")
+
+# Weights of the narrative log-odds score. Tuned on our fixtures (tests/data/postmortems: release
+# notes, product news, hiring posts, tutorials vs. postmortems in three languages) and checked on
+# the in-sample corpus orgs (bench/data/tuning.json): the bias keeps a page with no signal at all
+# below the bar, one incident heading plus incident wording clears it. Not fitted to labels.
+BIAS = -2.5
+W_TITLE = 2.0
+W_HEADING = 1.2
+W_WEAK_HEADING = 0.4
+MAX_HEADINGS = 3
+W_DENSITY = 1.2  # per incident word per 1000 characters, capped
+MAX_DENSITY = 3.0
+W_DRAFTED = 0.4  # per incident field the drafters filled from a section (heading method)
+W_TIMES = 0.5  # per clock time on the page (an incident's timeline), capped
+MAX_TIMES = 4
+W_NEG_TITLE = 3.0
+W_NEG_WORD = 0.6
+MAX_NEG_WORDS = 5
+
+# "A few dozen words": fewer than MIN_WORDS is no article, unless it states an incident in those
+# words (a one-sentence intrusion notice is a real, labelled report); fewer than MIN_ANY_WORDS is
+# a stub, a redirect notice or a bare heading, never a report.
+MIN_WORDS = 30
+NO_ARTICLE = "no article: "  # how a no-article verdict's reason starts
+MIN_ANY_WORDS = 10
+# A look-alike class fires at this many points: its title cue counts 2, each different body cue 1.
+CLASS_BAR = 3
+W_CLASS_TITLE = 2
+MAX_CLASS_BODY = 3
+# An index or tag page: "Read more" links, or list items that start with a date, at least this many.
+MIN_INDEX_ENTRIES = 4
+# ... or more than this many links per 100 words (an article with references stays near 3).
+MAX_LINKS_PER_100_WORDS = 12.0
+MIN_INDEX_LINKS = 8
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+_WORD = re.compile(r"[^\W\u3040-\u30ff\u3400-\u9fff]+")
+_DATED_ITEM = re.compile(
+    r"^\s*(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日|\d{4}년 ?\d{1,2}월)"
+)
+_WARC = re.compile(
+    r"(?:^|\s)(?:WARC-[A-Za-z-]+|software|format|conformsTo|robots|operator|isPartOf|http-header-[a-z-]+):\s"
+)
+_LISTING = re.compile(r"^\s*(?:index of /|directory listing for /)", re.I)
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What the drafter already knows about a page that the gate weighs."""
+
+    roles: tuple[tuple[str, str], ...] = ()  # (heading, role) of each section, in order
+    clock_times: int = 0  # clock times the timeline drafter found
+    drafted_from_sections: tuple[str, ...] = ()  # incident fields filled from a section of their role
+
+
+@dataclass(frozen=True)
+class LookAlike:
+    key: str
+    name: str
+    title: tuple[str, ...]
+    body: tuple[str, ...]
+    unless: tuple[str, ...]
+
+
+@cache
+def _data() -> dict[str, Any]:
+    return json.loads((DATA / "gate.json").read_text(encoding="utf-8"))
+
+
+def _lexicon(phrases: list[str] | tuple[str, ...]) -> Lexicon:
+    from extractors.draft.lexicon import Lexicon  # the cue matcher (Aho-Corasick); no drafting code
+
+    return Lexicon([p.lower() for p in phrases])
+
+
+@cache
+def _narrative() -> tuple[Lexicon, Lexicon, Lexicon, Lexicon]:
+    v = _data()["narrative"]
+    return (
+        _lexicon(v["incident_words"]),
+        _lexicon(v["title_words"]),
+        _lexicon(v["negative_title"]),
+        _lexicon(v["negative_words"]),
+    )
+
+
+@cache
+def _classes() -> tuple[tuple[LookAlike, Lexicon, Lexicon, Lexicon], ...]:
+    out = []
+    for key, c in _data()["classes"].items():
+        cls = LookAlike(key, c["name"], tuple(c["title"]), tuple(c["body"]), tuple(c["unless"]))
+        out.append((cls, _lexicon(cls.title), _lexicon(cls.body), _lexicon(cls.unless or ["\x00"])))
+    return tuple(out)
+
+
+@cache
+def _index_cues() -> tuple[Lexicon, Lexicon]:
+    i = _data()["index"]
+    return _lexicon(i["title"]), _lexicon(i["read_more"])
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def count_words(text: str) -> int:
+    """Words of any script: Latin and Hangul words by their spaces, Japanese and Chinese at two
+    characters a word (no spaces to count)."""
+    return len(_WORD.findall(text)) + len(_CJK.findall(text)) // 2
+
+
+def no_article(doc: Document) -> str | None:
+    """Why the page is no article at all, or None."""
+    text = doc.text
+    if _LISTING.match(doc.title or "") or _LISTING.match(text):
+        return NO_ARTICLE + "a directory listing"
+    if len(_WARC.findall(text)) >= 3 and "WARC-" in text:
+        return NO_ARTICLE + "WARC metadata fields, not a page"
+    words = count_words(text)
+    if words < MIN_ANY_WORDS or (words < MIN_WORDS and not _narrative()[0].search(_fold(text))):
+        return NO_ARTICLE + f"{words} words (fewer than {MIN_WORDS}, no incident wording)"
+    return None
+
+
+def no_article_reason(reasons: list[str] | tuple[str, ...]) -> bool:
+    """Whether a verdict's reasons say the page is no article at all (never drafted, even with the
+    gate off: there is nothing to review)."""
+    return any(r.startswith(NO_ARTICLE) for r in reasons)
+
+
+def index_page(doc: Document, folded_title: str) -> str | None:
+    """Why the page is a list of other pages (blog index, tag or category page), or None."""
+    title_cue, read_more = _index_cues()
+    text = _fold(doc.text)
+    more = read_more.count(text)
+    # A list entry that is a link to another page, dated ("2024-05-02: API outage"): an index lists
+    # reports so; a postmortem's timeline entries are dated too, but are not links.
+    link_texts = tuple({t for link in doc.links if len(t := link.text.strip()) >= 8})
+    dated = 0
+    for b in doc.blocks:
+        item = doc.text[b.start : b.end]
+        if b.kind == "list_item" and _DATED_ITEM.match(item) and item.startswith(link_texts):
+            dated += 1
+    words = max(1, count_words(doc.text))
+    per_100 = 100 * len(doc.links) / words
+    if more >= MIN_INDEX_ENTRIES:
+        return f"look-alike (index or tag page): {more} 'read more' links"
+    if dated >= MIN_INDEX_ENTRIES:
+        return f"look-alike (index or tag page): {dated} list entries that are dated links"
+    if len(doc.links) >= MIN_INDEX_LINKS and per_100 > MAX_LINKS_PER_100_WORDS:
+        return f"look-alike (index or tag page): {len(doc.links)} links in {words} words"
+    if (m := title_cue.search(folded_title)) and len(doc.links) >= MIN_INDEX_LINKS:
+        return f"look-alike (index or tag page): title says {m.group(0)!r}, {len(doc.links)} links"
+    return None
+
+
+def look_alike(doc: Document, folded_title: str) -> str | None:
+    """The look-alike class the page belongs to, as a reason, or None."""
+    text = _fold(doc.text)
+    both = folded_title + "\n" + text
+    for cls, title, body, unless in _classes():
+        t = title.search(folded_title)
+        words = sorted(set(body.findall(text)))
+        points = (W_CLASS_TITLE if t else 0) + min(MAX_CLASS_BODY, len(words))
+        if points < CLASS_BAR or (t and not words):
+            continue
+        if cls.unless and unless.search(both):
+            continue  # e.g. a maintenance that overran: an incident after all
+        said = [f"title says {t.group(0)!r}"] if t else []
+        if words:
+            said.append("wording: " + ", ".join(words[:4]))
+        return f"look-alike ({cls.name}): " + "; ".join(said)
+    return None
+
+
+def judge(doc: Document, signals: Signals | None = None) -> Verdict:
+    """The gate's verdict on one extracted page, with its reasons."""
+    signals = signals or Signals()
+    title = _fold(doc.title or "")
+    if why := no_article(doc):
+        return Verdict(verdict=False, score=0.0, reasons=[why])
+    for check in (index_page, look_alike):
+        if why := check(doc, title):
+            return Verdict(verdict=False, score=0.05, reasons=[why])
+    return _narrative_verdict(doc, title, signals)
+
+
+def _narrative_verdict(doc: Document, title: str, signals: Signals) -> Verdict:
+    incident, title_words, neg_title, neg_words = _narrative()
+    text = doc.text.lower()
+    score, reasons = BIAS, []
+    if m := title_words.search(title):
+        score += W_TITLE
+        reasons.append(f"title: {m.group(0)}")
+    roles: list[str] = []
+    for heading, role in signals.roles:
+        if role in INCIDENT_ROLES and role not in roles:
+            roles.append(role)
+            reasons.append(f"heading: {heading}")
+    strong = [r for r in roles if r in STRONG_ROLES]
+    score += W_HEADING * min(MAX_HEADINGS, len(strong))
+    score += W_WEAK_HEADING * min(MAX_HEADINGS, len(roles) - len(strong))
+    words = len(incident.findall(text))
+    density = words / max(1.0, len(text) / 1000)
+    score += W_DENSITY * min(MAX_DENSITY, density)
+    if words:
+        reasons.append(f"incident wording: {words} ({density:.1f}/1000 chars)")
+    if signals.clock_times:
+        score += W_TIMES * min(MAX_TIMES, signals.clock_times)
+        reasons.append(f"clock times: {signals.clock_times}")
+    score += W_DRAFTED * len([f for f in signals.drafted_from_sections if f in STRONG_ROLES])
+    if m := neg_title.search(title):
+        score -= W_NEG_TITLE
+        reasons.append(f"not-incident title: {m.group(0)}")
+    negs = sorted(set(neg_words.findall(text)))
+    if negs:
+        score -= W_NEG_WORD * min(MAX_NEG_WORDS, len(negs))
+        reasons.append("not-incident wording: " + ", ".join(negs[:MAX_NEG_WORDS]))
+    if not reasons:
+        reasons.append("no incident signals: no incident headings, wording or timeline")
+    p = 1 / (1 + math.exp(-score))
+    return Verdict(verdict=p >= 0.5, score=round(p, 3), reasons=reasons)
+
+
+# -- before fetching: URL and title cues ---------------------------------------------------------
+
+
+@cache
+def _prefetch_cues() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    data = json.loads((DATA / "gate_cues.json").read_text(encoding="utf-8"))
+    accept = tuple(c.lower() for cues in data["accept"].values() for c in cues)
+    reject = tuple(c.lower() for cues in data["reject"].values() for c in cues)
+    return accept, reject
+
+
+def _normal(text: str) -> str:
+    text = unicodedata.normalize("NFKC", unquote(text)).lower()
+    return text.replace("-", " ").replace("_", " ").replace("/", " ")
+
+
+def _has(haystack: str, cue: str) -> bool:
+    # Short Latin cues ("rca") must stand as words; CJK cues match anywhere.
+    cue = cue.replace("-", " ")
+    if cue.isascii() and len(cue) <= 4:
+        return f" {cue} " in f" {haystack} "
+    return cue in haystack
+
+
+def prefetch(url: str, title: str | None) -> tuple[bool | None, str]:
+    """(True, why) to fetch, (False, why) to skip, (None, why) when the cues say nothing either way.
+
+    Undecided entries are fetched and left to `judge`: missing a postmortem costs more than one
+    extra polite fetch.
+    """
+    text = _normal(f"{title or ''} {url}")
+    accept, reject = _prefetch_cues()
+    hit = next((c for c in accept if _has(text, c)), None)
+    if hit:
+        return True, f"cue: {hit}"
+    miss = next((c for c in reject if _has(text, c)), None)
+    if miss:
+        return False, f"not a postmortem: title or URL says {miss!r}"
+    return None, "no cue"

@@ -1,0 +1,141 @@
+"""The postmortem gate (extractors/gate.py): look-alikes, non-articles and real reports, with reasons."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from extractors import draft_page, extract_document
+from extractors.gate import Signals, count_words, judge, no_article_reason, prefetch
+from schema.draft import Verdict
+
+PAGES = Path(__file__).resolve().parent.parent / "data" / "postmortems"
+
+# One page of our own per look-alike class the issue names (en, ko, ja), and the class the gate
+# must name in its reason.
+LOOK_ALIKES = {
+    "not-drill-en": "drill or game day",
+    "not-drill-ko": "drill or game day",
+    "not-talk-en": "talk or conference report",
+    "not-talk-ja": "talk or conference report",
+    "not-process-guide-en": "process guide or template",
+    "not-process-guide-ja": "process guide or template",
+    "not-template-en": "process guide or template",
+    "not-maintenance-en": "scheduled-maintenance notice",
+    "not-maintenance-ko": "scheduled-maintenance notice",
+    "not-index-en": "index or tag page",
+    "not-release-notes": "release notes",
+    "not-security-advisory-en": "security advisory",
+    "not-security-advisory-ko": "security advisory",
+    "not-risk-writeup-en": "mentions outages as a risk",
+    "not-hiring": "hiring or culture post",
+    "not-ko-hiring": "hiring or culture post",
+    "not-culture-ko": "hiring or culture post",
+    "not-culture-ja": "hiring or culture post",
+}
+
+
+@cache
+def verdict_of(name: str) -> Verdict:
+    data = (PAGES / f"{name}.html").read_bytes()
+    return draft_page(data, url=f"https://pages.example/{name}/", now="2026-01-01T00:00:00Z").draft.postmortem
+
+
+@pytest.mark.parametrize(("name", "kind"), sorted(LOOK_ALIKES.items()))
+def test_each_look_alike_class_is_rejected_with_its_reason(name: str, kind: str) -> None:
+    verdict = verdict_of(name)
+    assert verdict.verdict is False
+    assert any(kind in reason for reason in verdict.reasons), verdict.reasons
+
+
+def test_every_class_of_the_issue_has_a_page_in_three_languages_between_them() -> None:
+    kinds = set(LOOK_ALIKES.values())
+    assert len(kinds) == 9
+    langs = {name.rsplit("-", 1)[-1] for name in LOOK_ALIKES} & {"en", "ko", "ja"}
+    assert langs == {"en", "ko", "ja"}
+    assert all((PAGES / f"{name}.html").exists() for name in LOOK_ALIKES)
+
+
+@pytest.mark.parametrize(
+    "name", ["en-timeline-utc", "en-table-pacific", "en-no-timeline", "ko-postmortem", "ja-postmortem"]
+)
+def test_real_reports_are_kept_with_reasons(name: str) -> None:
+    verdict = verdict_of(name)
+    assert verdict.verdict is True and verdict.reasons
+
+
+def page(title: str, body: str) -> bytes:
+    return f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}</article></body></html>".encode()
+
+
+def test_a_maintenance_that_overran_is_an_incident() -> None:
+    body = (
+        "<p>Our scheduled maintenance on March 30 overran: the database upgrade failed halfway and the "
+        "dashboard was unavailable for three hours instead of the planned thirty minutes.</p>"
+        "<h2>Impact</h2><p>About 900 customers could not log in between 01:10 and 04:05 UTC.</p>"
+        "<h2>Root cause</h2><p>The upgrade script assumed an empty queue table; it was not empty.</p>"
+        "<h2>Resolution</h2><p>We restored the database from the snapshot taken before the maintenance.</p>"
+    )
+    result = draft_page(page("Scheduled maintenance overran on March 30", body), url="https://e.example/m/")
+    assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons
+
+
+def test_a_drill_named_in_action_items_does_not_make_a_report_a_drill() -> None:
+    body = (
+        "<p>On May 2 the API returned errors for 40 minutes after a bad deploy; checkout failed for most "
+        "customers.</p><h2>Root cause</h2><p>A config change removed the database pool limit.</p>"
+        "<h2>Action items</h2><ul><li>Run a game day on database failover.</li><li>Add a canary.</li></ul>"
+    )
+    result = draft_page(page("API outage on May 2", body), url="https://e.example/o/")
+    assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons
+
+
+def _doc(text: bytes, url: str = "https://e.example/x/", content_type: str = "text/html") -> Verdict:
+    return judge(extract_document(text, url=url, content_type=content_type), Signals())
+
+
+def test_short_pages_are_no_article() -> None:
+    verdict = _doc(
+        page("Notes", "<p>We moved this page. See the new address for the latest notes on it.</p>")
+    )
+    assert verdict.verdict is False and no_article_reason(verdict.reasons)
+    assert verdict.reasons[0].startswith("no article: ")
+
+
+def test_a_directory_listing_is_no_article() -> None:
+    rows = "".join(
+        f'<a href="report-{i}.html">report-{i}.html</a>  2024-01-0{i} 10:00  4.2K\n' for i in range(1, 9)
+    )
+    listing = f"<html><head><title>Index of /incidents/</title></head><body><h1>Index of /incidents/</h1><pre>{rows}</pre></body></html>"
+    verdict = _doc(listing.encode(), url="https://e.example/incidents/")
+    assert verdict.verdict is False and "directory listing" in verdict.reasons[0]
+
+
+def test_warc_metadata_is_no_article() -> None:
+    fields = (
+        b"WARC-Type: warcinfo\nWARC-Record-ID: <urn:uuid:1>\nsoftware: incident-ingest 0.1\n"
+        b"format: WARC File Format 1.1\nconformsTo: http://iipc.github.io/warc-specifications/\n"
+        b"robots: obey\nhttp-header-user-agent: incident-ingest (+https://e.example/contact) outage incident\n"
+    )
+    verdict = _doc(fields, url="https://e.example/meta.txt", content_type="text/plain")
+    assert verdict.verdict is False and "WARC metadata" in verdict.reasons[0]
+
+
+def test_word_count_counts_every_script() -> None:
+    assert count_words("The API was down for an hour.") == 7
+    assert count_words("서버 장애가 두 시간 동안 계속되었습니다.") == 6
+    assert count_words("障害が発生しました") == 4
+
+
+def test_prefetch_cues_decide_before_fetching() -> None:
+    assert prefetch("https://e.example/blog/2024/05/api-outage-postmortem/", None)[0] is True
+    assert prefetch("https://e.example/blog/release-notes-2-4/", "Release notes 2.4")[0] is False
+    assert prefetch("https://e.example/blog/a-post/", "A post")[0] is None
+
+
+def test_flows_keeps_only_a_thin_wrapper() -> None:
+    from flows import gate as flows_gate
+
+    assert flows_gate.gate is prefetch
