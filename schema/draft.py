@@ -69,11 +69,11 @@ class HistoryEntry(_Strict):
 
 
 class ModelRefusal(_Strict):
-    """A model's proposal that did not reach the record, and why (shown to the reviewer)."""
+    """A model's proposal that did not reach the record, and why (shown to the reviewer). The
+    proposal itself is not kept: invented quotes or terms must not reach a draft at all."""
 
     field: str
     reason: str
-    proposed: Any = None
 
 
 class ModelField(_Strict):
