@@ -17,7 +17,7 @@ from pathlib import Path
 from queue import SimpleQueue
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from flows.clock import utc_now
 from flows.deadline import run_limited
@@ -70,6 +70,7 @@ class Outcome(BaseModel):
     snapshot: str | None = None
     url: str | None = None
     previous: str | None = None  # for `changed`: the earlier draft or record
+    model: str | None = Field(default=None, exclude_if=lambda v: v is None)  # model tokens, time, notes
 
     def line(self) -> str:
         if self.status in ("skipped", "failed") or not self.draft_id:
@@ -332,6 +333,11 @@ class Ingestor:
             return Outcome(
                 source=task.job.source, status="skipped", reason=why, snapshot=task.snapshot, url=task.url
             )
+        model_line = None
+        if self.settings.llm_base_url:  # model-assisted drafting (flows/model/stage.py says why here)
+            from flows.model.stage import refine_drafted
+
+            drafted, model_line = refine_drafted(task, drafted, self.settings)
         previous = self.ledger.get(task.canonical_url)
         was = None
         if previous and previous.draft_id != draft_id and self.queue.path_for(previous.draft_id).exists():
@@ -360,6 +366,7 @@ class Ingestor:
                 draft_id=draft_id,
                 snapshot=task.snapshot,
                 url=task.url,
+                model=model_line,
             )
         status: Status = "changed" if was else "drafted"
         return Outcome(
@@ -369,6 +376,7 @@ class Ingestor:
             snapshot=task.snapshot,
             url=task.url,
             previous=was,
+            model=model_line,
         )
 
     def run(

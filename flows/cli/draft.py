@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,7 @@ import typer
 
 from flows.clock import utc_now
 from flows.pages import read_page
+from flows.settings import Settings
 from flows.store.atomic import dumps_model
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]
@@ -40,6 +42,12 @@ def register(app: typer.Typer) -> None:
             snapshot_digest="sha256:" + hashlib.sha256(saved.data).hexdigest(),
             now=utc_now(),
         )
+        settings = Settings()
+        if settings.llm_base_url:  # model-assisted drafting; without an endpoint nothing changes
+            from flows.model import refine_with_model
+
+            result, report = refine_with_model(result, doc, settings)
+            print(report.line(), file=sys.stderr)
         if explain or fmt == "text":
             print(explain_draft(result))
         else:
