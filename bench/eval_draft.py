@@ -80,6 +80,7 @@ def main() -> int:
     ap.add_argument("--negatives", default=str(ROOT / "tests" / "data" / "postmortems"))
     ap.add_argument("--docs", action="store_true", help="print per-document results")
     ap.add_argument("--out")
+    ap.add_argument("--model", action="store_true", help="rule-only vs rule+model (bench/eval_model.py)")
     a = ap.parse_args()
     shared = Path(a.shared)
     sc = load_scorer(shared)
@@ -90,6 +91,10 @@ def main() -> int:
         from bench._corpus import render_postmortems
 
         pages = render_postmortems(shared)
+    if a.model:  # side by side with the model (INCIDENTS_LLM_*), or a labelled stub without one
+        from bench.eval_model import main as eval_model
+
+        return eval_model(shared, pages)
 
     hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     fields_hit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
