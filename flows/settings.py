@@ -68,6 +68,11 @@ class Settings(BaseSettings):
         default=16000,
         description="Most characters of page text sent in one request; longer pages go by section",
     )
+    llm_pause: float = Field(
+        default=60.0,
+        description="Seconds the model endpoint is not asked after it failed (down, too slow, refusing); "
+        "drafts meanwhile stay rule-based",
+    )
     llm_concurrency: int = Field(
         default=2, description="Model requests in flight at once, per ingest process"
     )

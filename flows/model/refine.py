@@ -20,6 +20,7 @@ from extractors.model import (
 )
 from flows.model.cache import AnswerCache, answer_key
 from flows.model.client import ChatClient, ModelUnavailable
+from flows.model.pause import PAUSES
 from flows.settings import Settings
 from schema.document import Document
 from schema.draft import Draft, ModelNotes
@@ -97,9 +98,18 @@ def _ask(
     if hit is not None:
         report.count(cached=1)
         return parse_answer(hit["content"])
-    reply = client.complete(
-        plain, schema, messages_with_schema=messages(doc, span, draft, languages, schema=schema, part=part)
-    )
+    url = client.settings.llm_base_url
+    if paused := PAUSES.reason(url):
+        raise ModelUnavailable(paused)
+    try:
+        reply = client.complete(
+            plain,
+            schema,
+            messages_with_schema=messages(doc, span, draft, languages, schema=schema, part=part),
+        )
+    except ModelUnavailable as exc:
+        PAUSES.start(url, str(exc), client.settings.llm_pause)
+        raise
     report.count(retries=reply.retries, prompt=reply.prompt_tokens, completion=reply.completion_tokens)
     if reply.finish_reason == "length":
         raise AnswerError("the model's answer was cut off at the token limit")
@@ -123,7 +133,11 @@ def refine_with_model(
     if not settings.llm_base_url:
         return draft, report
     started = time.monotonic()
+    # The source's own language too: the model rewrites it (every item needs it) and translates.
+    source_lang = draft.source.language or document.language
     languages = settings.llm_language_list
+    if source_lang and source_lang not in languages:
+        languages = (source_lang, *languages)
     spans = chunks(document, max(1000, settings.llm_chunk_chars))
     report.chunks = len(spans)
     # The budget, estimated before sending: chunks beyond it are not sent (page order kept).

@@ -66,7 +66,7 @@ def test_the_cli_draft_with_an_endpoint_is_refined(
 def _ingest(data_dir: Path, **llm: object) -> tuple[list, Path]:  # type: ignore[type-arg]
     page = data_dir.parent / answers.PAGE
     shutil.copy(PAGES / answers.PAGE, page)
-    settings = Settings(data_dir=data_dir, llm_retry_backoff=0.01, **llm)  # type: ignore[arg-type]
+    settings = Settings(data_dir=data_dir, llm_retry_backoff=0.01, llm_pause=0.0, **llm)  # type: ignore[arg-type]
     outcomes = ingest_jobs([Job(source=str(page), kind="page", url=answers.URL)], settings=settings)
     return outcomes, page
 

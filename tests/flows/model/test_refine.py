@@ -31,6 +31,7 @@ def _settings(tmp_path: Path, url: str, **more: object) -> Settings:
         "llm_api_key": KEY,
         "llm_retry_backoff": 0.01,
         "llm_timeout": 10.0,
+        "llm_pause": 0.0,  # each test its own endpoint's fate (test_pause... tests the pause)
     }
     return Settings(**{**values, **more})  # type: ignore[arg-type]
 
@@ -226,3 +227,29 @@ def test_long_pages_go_by_section_within_the_token_budget(stub: Stub, tmp_path: 
     assert "token budget 8000: 2 of 4 parts not sent" in report.line()
     sent = [json.loads(json.dumps(r["body"]["messages"][1]["content"])) for r in stub.requests]
     assert all("SOURCE (part" in s for s in sent)
+
+
+def test_after_a_failure_the_endpoint_is_paused_so_later_drafts_do_not_wait(
+    stub: Stub, tmp_path: Path
+) -> None:
+    from flows.model.pause import PAUSES
+
+    stub.script(default=status(503))
+    settings = _settings(tmp_path, stub.url, llm_max_retries=0, llm_pause=30.0)
+    doc, rule = _page()
+    try:
+        refine_with_model(rule, doc, settings)
+        draft, report = refine_with_model(rule, doc, settings)
+    finally:
+        PAUSES.clear(stub.url)
+    assert len(stub.requests) == 1 and report.requests == 0
+    assert draft.model is not None and "not asked again for 30 s" in (draft.model.note or "")
+
+
+def test_a_page_in_a_third_language_is_rewritten_in_it_and_translated(stub: Stub, tmp_path: Path) -> None:
+    stub.script(answer({"texts": [], "items": [], "terms": [], "durations": []}))
+    doc, rule = _page("ja-postmortem.html")
+    assert rule.source.language == "ja"
+    refine_with_model(rule, doc, _settings(tmp_path, stub.url))
+    schema = stub.requests[0]["body"]["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["items"]["items"]["properties"]["text"]["required"] == ["ja", "en", "ko"]
