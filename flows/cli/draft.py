@@ -49,6 +49,8 @@ def register(app: typer.Typer) -> None:
             result, report = refine_with_model(result, doc, settings)
             print(report.line(), file=sys.stderr)
         if explain or fmt == "text":
-            print(explain_draft(result))
+            from extractors.model.explain import explain_model
+
+            print(explain_draft(result) + explain_model(result))
         else:
             print(dumps_model(result), end="")

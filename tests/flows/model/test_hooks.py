@@ -104,3 +104,35 @@ def test_the_ingest_goes_on_when_the_endpoint_fails(data_dir: Path, stub: Stub) 
     )
     assert queued.model is not None and "rule-based draft stands" in (queued.model.note or "")
     assert set(queued.record.summary) == {"ko"}
+
+
+def test_explain_lists_what_the_model_wrote_translated_and_refused(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, stub: Stub, tmp_path: Path
+) -> None:
+    good = json.loads(json.dumps(answers.GOOD))
+    good["terms"].append({"field": "components", "term": "flux-capacitor", "quotes": [answers.LOCK_KO]})
+    stub.script(answer(good))
+    monkeypatch.setenv("INCIDENTS_LLM_BASE_URL", stub.url)
+    monkeypatch.setenv("INCIDENTS_DATA_DIR", str(tmp_path))
+    result = run(capsys, "draft", str(PAGES / answers.PAGE), "--explain")
+    assert result.code == 0
+    assert "    summary: model  machine-translated: en" in result.out
+    assert "    refused components: a term outside the components vocabulary" in result.out
+    assert "flux-capacitor" not in result.out
+
+
+@pytest.mark.parametrize("name", FIXTURES[:2])
+def test_without_an_endpoint_explain_is_unchanged(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    from extractors.draft import explain_draft
+
+    monkeypatch.setattr("flows.cli.draft.utc_now", lambda: NOW)
+    page = PAGES / name
+    result = run(capsys, "draft", str(page), "--url", answers.URL, "--explain")
+    doc = extract_document(page.read_bytes(), url=answers.URL, content_type="text/html")
+    import hashlib
+
+    digest = "sha256:" + hashlib.sha256(page.read_bytes()).hexdigest()
+    draft = draft_document(doc, source_url=answers.URL, snapshot=None, snapshot_digest=digest, now=NOW)
+    assert result.out == explain_draft(draft) + "\n"
