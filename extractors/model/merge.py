@@ -56,7 +56,7 @@ class _State:
     done: set[str] = field(default_factory=set)  # single-valued fields already set by the model
 
     def refuse(self, name: str, reason: str) -> None:
-        refusal = ModelRefusal(field=name, reason=reason)
+        refusal = ModelRefusal(field=_label(name), reason=reason)
         if refusal not in self.refusals:
             self.refusals.append(refusal)
 
@@ -93,6 +93,17 @@ class _State:
 
     def translated(self, languages: list[str]) -> list[str]:
         return [lang for lang in languages if self.source_lang and lang != self.source_lang]
+
+
+_KNOWN = re.compile(r"[a-z_]+(?:\.[a-z0-9_-]+)?(?:\[\d+\])?")
+
+
+def _label(name: str) -> str:
+    """A refused field's name as the draft shows it: ours, or a placeholder for one the model made
+    up (in json_object mode nothing stops it), since nothing the model invents reaches a draft."""
+    head = re.split(r"[.\[]", name, maxsplit=1)[0]
+    known = head in RecordBody.model_fields or head == "timeline"
+    return name if known and _KNOWN.fullmatch(name) else "(a field the record does not have)"
 
 
 def squeeze_lines(text: str) -> str:

@@ -177,6 +177,7 @@ def test_invented_quotes_unknown_terms_and_underivable_durations_never_reach_the
             },
             {"field": "lessons", "text": {"en": "INVENTED LESSON"}, "quotes": []},
             {"field": "org", "text": {"en": "INVENTED ORG"}, "quotes": [SUMMARY_KO]},
+            {"field": "INVENTED field", "text": {"en": "x"}, "quotes": [SUMMARY_KO]},
         ],
         items=[
             {
@@ -212,4 +213,8 @@ def test_invented_quotes_unknown_terms_and_underivable_durations_never_reach_the
         "root_cause",
         "severity.sev1",
     } <= refused
-    assert {"timeline.resolved_after", "timeline.detected_after"} <= refused
+    assert {
+        "timeline.resolved_after",
+        "timeline.detected_after",
+        "(a field the record does not have)",
+    } <= refused
