@@ -176,6 +176,7 @@ def main() -> int:
         help="draft and show in-sample pages only (while writing rules: keeps the held-out orgs unseen)",
     )
     ap.add_argument("--out")
+    ap.add_argument("--model", action="store_true", help="rule-only vs rule+model (bench/eval_model.py)")
     a = ap.parse_args()
     shared = Path(a.shared)
     sc = load_scorer(shared)
@@ -184,6 +185,10 @@ def main() -> int:
     pages = Path(a.pages) if a.pages else render_pages(shared, "postmortems")
     negatives = Path(a.negatives) if a.negatives else render_pages(shared, "negatives")
     tuned = set(json.loads((ROOT / "bench" / "data" / "tuning.json").read_text())["tuned_orgs"])
+    if a.model:  # side by side with the model (INCIDENTS_LLM_*), or a labelled stub without one
+        from bench.eval_model import main as eval_model
+
+        return eval_model(shared, pages)
 
     groups: dict[str, Tally] = {g: defaultdict(lambda: [0, 0]) for g in ("in", "out")}
     points: list[tuple[str, bool, float]] = []  # (org, is_postmortem, gate score) of labelled pages

@@ -59,6 +59,7 @@ class Outcome(BaseModel):
     snapshot: str | None = None
     url: str | None = None
     previous: str | None = None  # for `changed`: the earlier draft or record
+    model: str | None = Field(default=None, exclude_if=lambda v: v is None)  # model tokens, time, notes
 
     def line(self) -> str:
         if self.status in ("skipped", "failed") or not self.draft_id:

@@ -217,6 +217,7 @@ async def publish_report(outcomes: list[Outcome]) -> None:
                 "reason": o.reason or "",
                 "draft": o.draft_id or "",
                 "snapshot": o.snapshot or "",
+                **({"model": o.model or ""} if any(x.model for x in outcomes) else {}),
             }
             for o in outcomes
         ],

@@ -84,11 +84,46 @@ class Settings(BaseSettings):
         description="Base URL of your incident library's pages; a record's url is BASE/IL-NNNN "
         "(empty: records get no url).",
     )
+    # Model-assisted drafting (optional; off unless llm_base_url is set). See flows/model/.
     llm_base_url: str = Field(
-        default="", description="An OpenAI-compatible endpoint for model-assisted drafting."
+        default="",
+        description="OpenAI-compatible endpoint for model-assisted drafting, e.g. http://127.0.0.1:8080/v1 "
+        "(llama.cpp server, vLLM, Ollama); empty: drafts are rule-based only",
     )
-    llm_model: str = Field(default="", description="The model name to ask at LLM_BASE_URL.")
-    llm_api_key: str = Field(default="", description="The API key for LLM_BASE_URL (never printed).")
+    llm_model: str = Field(default="", description="Model name sent to the endpoint (as the server knows it)")
+    llm_api_key: SecretStr = Field(
+        default=SecretStr(""), description="Bearer token for the endpoint; never logged, printed or written"
+    )
+    llm_languages: str = Field(
+        default="en,ko",
+        description="Comma-separated languages the model writes and translates text fields into",
+    )
+    llm_connect_timeout: float = Field(default=10.0, description="Seconds to connect to the model endpoint")
+    llm_timeout: float = Field(default=180.0, description="Seconds one model answer may take to arrive")
+    llm_max_retries: int = Field(default=3, description="Retries of a model request on 429, 5xx or a timeout")
+    llm_retry_backoff: float = Field(
+        default=1.0, description="Seconds before the first retry of a model request; doubled per attempt"
+    )
+    llm_max_retry_after: float = Field(
+        default=60.0, description="Longest Retry-After (seconds) honoured; a longer one ends the retries"
+    )
+    llm_token_budget: int = Field(
+        default=60000,
+        description="Tokens (prompt + answer) one draft may spend; chunks beyond it are not sent",
+    )
+    llm_max_tokens: int = Field(default=4096, description="Most tokens one model answer may hold")
+    llm_chunk_chars: int = Field(
+        default=16000,
+        description="Most characters of page text sent in one request; longer pages go by section",
+    )
+    llm_pause: float = Field(
+        default=60.0,
+        description="Seconds the model endpoint is not asked after it failed (down, too slow, refusing); "
+        "drafts meanwhile stay rule-based",
+    )
+    llm_concurrency: int = Field(
+        default=2, description="Model requests in flight at once, per ingest process"
+    )
 
     @property
     def raw_dir(self) -> Path:
@@ -105,6 +140,10 @@ class Settings(BaseSettings):
     @property
     def audit_path(self) -> Path:
         return self.records_dir / "audit.jsonl"
+
+    @property
+    def llm_language_list(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(x.strip().lower() for x in self.llm_languages.split(",") if x.strip()))
 
     @property
     def user_agent(self) -> str:

@@ -218,6 +218,11 @@ class Ingestor:
             return Outcome(
                 source=task.job.source, status="skipped", reason=why, snapshot=task.snapshot, url=task.url
             )
+        model_line = None
+        if self.settings.llm_base_url:  # model-assisted drafting (flows/model/stage.py says why here)
+            from flows.model.stage import refine_drafted
+
+            drafted, model_line = refine_drafted(task, drafted, self.settings)
         previous = self.ledger.get(task.canonical_url)
         was = None
         if previous and previous.draft_id != draft_id and self.queue.path_for(previous.draft_id).exists():
@@ -247,6 +252,7 @@ class Ingestor:
             snapshot=task.snapshot,
             url=task.url,
             previous=was if added else None,
+            model=model_line,
         )
 
 

@@ -12,7 +12,9 @@ from schema.types import LangCode, RecordId, Timestamp
 
 DRAFT_ID_PATTERN = r"^d-[0-9a-f]{16}$"
 Status = Literal["pending", "approved", "rejected"]
-Method = Literal["metadata", "heading", "lexicon", "rule", "cue", "default", "curator"]
+Method = Literal[
+    "metadata", "heading", "lexicon", "rule", "cue", "default", "curator", "model", "machine-translation"
+]
 
 
 class _Strict(BaseModel):
@@ -66,6 +68,34 @@ class HistoryEntry(_Strict):
     reason: str | None = None
 
 
+class ModelRefusal(_Strict):
+    """A model's proposal that did not reach the record, and why (shown to the reviewer). The
+    proposal itself is not kept: invented quotes or terms must not reach a draft at all."""
+
+    field: str
+    reason: str
+
+
+class ModelField(_Strict):
+    """How the model touched one field: `method` "model" (its value, resting on checked quotes),
+    and the languages it wrote by translation (`machine_translated`), for the reviewer to check."""
+
+    method: Literal["model", "machine-translation"]
+    languages: list[LangCode] = Field(default_factory=list)
+    machine_translated: list[LangCode] = Field(default_factory=list)
+
+
+class ModelNotes(_Strict):
+    """What model-assisted drafting did to a draft: which model and prompt, field by field, what
+    it refused, and a note when the rule-based draft stands (endpoint down, answer unusable)."""
+
+    model: str
+    prompt_version: str
+    fields: dict[str, ModelField] = Field(default_factory=dict)
+    refusals: list[ModelRefusal] = Field(default_factory=list)
+    note: str | None = None
+
+
 class Draft(_Strict):
     draft_id: str = Field(pattern=DRAFT_ID_PATTERN)
     version: int = Field(default=1, ge=1)
@@ -80,6 +110,9 @@ class Draft(_Strict):
     # field-level diff from it, so the reviewer checks what moved rather than everything.
     supersedes: str | None = None
     changes: list[dict[str, Any]] = Field(default_factory=list)
+    # Only with model-assisted drafting (INCIDENTS_LLM_BASE_URL); absent otherwise, so drafts
+    # without a model stay byte-identical to those written before it existed.
+    model: ModelNotes | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 def draft_id_for(canonical_url: str, snapshot_digest: str) -> str:

@@ -65,7 +65,7 @@ def page_title(data: bytes, content_type: str | None, mime: str | None) -> str |
 
         try:
             tree = parse_html(text)
-        except Exception:  # an unparseable page keeps its URL as title
+        except Exception:  # noqa: BLE001 - whatever lxml raises, an unparseable page keeps its URL as title
             return None
         md = read_metadata(tree)
         heading = next((" ".join(h.text_content().split()) for h in tree.iter("h1")), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -9,6 +10,7 @@ import typer
 
 from flows.clock import utc_now
 from flows.pages import read_page
+from flows.settings import Settings
 from flows.store.atomic import dumps_model
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]
@@ -31,10 +33,19 @@ def register(app: typer.Typer) -> None:
         from extractors.draft import explain_draft
 
         saved = read_page(page)
-        result = draft_page(
+        drafted = draft_page(
             saved.data, url=url or saved.file_url, content_type=saved.content_type, now=utc_now()
-        ).draft
+        )
+        result = drafted.draft
+        settings = Settings()
+        if settings.llm_base_url:  # model-assisted drafting; without an endpoint nothing changes
+            from flows.model import refine_with_model
+
+            result, report = refine_with_model(result, drafted.document, settings)
+            print(report.line(), file=sys.stderr)
         if explain or fmt == "text":
-            print(explain_draft(result))
+            from extractors.model.explain import explain_model
+
+            print(explain_draft(result) + explain_model(result))
         else:
             print(dumps_model(result), end="")
