@@ -15,7 +15,7 @@ from flows.model.refine import refine_with_model
 from flows.settings import Settings
 
 if TYPE_CHECKING:
-    from flows.ingest import Drafted, DraftTask
+    from flows.drafting import Drafted, DraftTask
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +24,7 @@ def refine_drafted(task: DraftTask, drafted: Drafted, settings: Settings) -> tup
     """The worker's draft refined by the model, and the line for the run report. Whatever goes
     wrong here, the rule-based draft is queued and the run goes on."""
     from extractors import extract_document
-    from flows.ingest import Drafted
+    from flows.drafting import Drafted
 
     try:
         doc = extract_document(task.data, url=task.url, content_type=task.content_type)
