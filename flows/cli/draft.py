@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -13,6 +14,7 @@ from flows.clock import utc_now
 from flows.pages import read_page
 from flows.settings import Settings
 from flows.store.atomic import dumps_model
+from schema.errors import InputError
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]
 
@@ -42,8 +44,8 @@ def register(app: typer.Typer) -> None:
             snapshot_digest="sha256:" + hashlib.sha256(saved.data).hexdigest(),
             now=utc_now(),
         )
-        settings = Settings()
-        if settings.llm_base_url:  # model-assisted drafting; without an endpoint nothing changes
+        settings = _model_settings()
+        if settings is not None:  # model-assisted drafting; without an endpoint nothing changes
             from flows.model import refine_with_model
 
             result, report = refine_with_model(result, doc, settings)
@@ -54,3 +56,18 @@ def register(app: typer.Typer) -> None:
             print(explain_draft(result) + explain_model(result))
         else:
             print(dumps_model(result), end="")
+
+
+def _model_settings() -> Settings | None:
+    """Settings when a model endpoint is set, else None: without one, `draft` reads no settings
+    at all, as before (a bad unrelated INCIDENTS_ variable does not stop it)."""
+    if not any(k.upper() == "INCIDENTS_LLM_BASE_URL" and v for k, v in os.environ.items()):
+        return None
+    from pydantic import ValidationError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "INCIDENTS_" + str(first["loc"][0]).upper() if first["loc"] else "INCIDENTS_*"
+        raise InputError(f"{name}: {first['msg']}") from exc

@@ -150,3 +150,16 @@ def test_without_an_endpoint_explain_is_unchanged(
     digest = "sha256:" + hashlib.sha256(page.read_bytes()).hexdigest()
     draft = draft_document(doc, source_url=answers.URL, snapshot=None, snapshot_digest=digest, now=NOW)
     assert result.out == explain_draft(draft) + "\n"
+
+
+def test_a_bad_model_setting_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INCIDENTS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("INCIDENTS_LLM_TIMEOUT", "soon")
+    result = run(capsys, "draft", str(PAGES / answers.PAGE))
+    assert result.code == 1 and result.out == ""
+    assert result.err.startswith("error: INCIDENTS_LLM_TIMEOUT: ") and len(result.err.splitlines()) == 1
+    # without an endpoint, an unrelated bad setting does not stop `draft` (it reads none)
+    monkeypatch.delenv("INCIDENTS_LLM_BASE_URL")
+    assert run(capsys, "draft", str(PAGES / answers.PAGE)).code == 0
