@@ -10,11 +10,11 @@ from typing import Annotated
 
 import typer
 
+from flows.cli.common import error
 from flows.clock import utc_now
 from flows.pages import read_page
 from flows.settings import Settings
 from flows.store.atomic import dumps_model
-from schema.errors import InputError
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]
 
@@ -70,4 +70,5 @@ def _model_settings() -> Settings | None:
     except ValidationError as exc:
         first = exc.errors()[0]
         name = "INCIDENTS_" + str(first["loc"][0]).upper() if first["loc"] else "INCIDENTS_*"
-        raise InputError(f"{name}: {first['msg']}") from exc
+        error(f"{name}: {first['msg']}")  # a configuration error: exit 2, like a usage error
+        raise typer.Exit(2) from exc

@@ -158,7 +158,7 @@ def test_a_bad_model_setting_is_one_clear_line(
     monkeypatch.setenv("INCIDENTS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("INCIDENTS_LLM_TIMEOUT", "soon")
     result = run(capsys, "draft", str(PAGES / answers.PAGE))
-    assert result.code == 1 and result.out == ""
+    assert result.code == 2 and result.out == ""
     assert result.err.startswith("error: INCIDENTS_LLM_TIMEOUT: ") and len(result.err.splitlines()) == 1
     # without an endpoint, an unrelated bad setting does not stop `draft` (it reads none)
     monkeypatch.delenv("INCIDENTS_LLM_BASE_URL")
