@@ -8,8 +8,9 @@ a STUB on 127.0.0.1 answers: it restates the rule-based draft's text (quoting th
 rule did), writes a placeholder "translation", and adds one invented quote, one unknown term and
 one underivable duration a page. Its figures show the plumbing and the checks (every invention
 refused, no quote fabricated, what the round trip costs), never a model's quality; the report
-says STUB on every line that would otherwise be read as one. Answers are cached under a temp
-data dir (a second run against a real endpoint with the same --data-dir costs nothing).
+says STUB on every line that would otherwise be read as one. Answers are cached under
+--data-dir or INCIDENTS_DATA_DIR (a second run against an endpoint then costs nothing), else a
+temp dir.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -166,7 +168,9 @@ def main(shared: Path, pages: Path, *, limit: int = 0, data_dir: Path | None = N
     sc = _scorer(shared)
     base = Settings()
     stub = not base.llm_base_url
-    data_dir = data_dir or Path(tempfile.mkdtemp(prefix="eval-model-"))
+    # INCIDENTS_DATA_DIR keeps the answers between runs (a re-run against an endpoint is free)
+    env_dir = os.environ.get("INCIDENTS_DATA_DIR")
+    data_dir = data_dir or (Path(env_dir) if env_dir else Path(tempfile.mkdtemp(prefix="eval-model-")))
     labels = sorted((shared / "eval" / "labels").glob("*.json"))[: limit or None]
     rule_hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     model_hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])

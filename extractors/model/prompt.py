@@ -30,6 +30,13 @@ Rules:
 - Write title, summary, trigger, detection, symptoms_text, lessons, and each remediation step and
   action item in every requested language: plain, factual prose in your own words (a summary of
   two or three short paragraphs), a faithful translation for languages other than the source's.
+
+The answer's shape (one entry per field you can support; remediation and action items one entry
+per step; components, symptoms, contributing and domain one entry per term):
+{"texts": [{"field": "summary", "text": {"en": "...", "ko": "..."}, "quotes": ["..."]}],
+ "items": [{"field": "remediation", "text": {"en": "...", "ko": "..."}, "quotes": ["..."]}],
+ "terms": [{"field": "root_cause", "term": "config-change", "quotes": ["..."]}],
+ "durations": [{"field": "resolved_after", "value": "PT2H55M", "quotes": ["...", "..."]}]}
 """
 
 

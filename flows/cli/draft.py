@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from flows.cli.common import error
 from flows.clock import utc_now
 from flows.pages import read_page
 from flows.settings import Settings
@@ -37,8 +39,8 @@ def register(app: typer.Typer) -> None:
             saved.data, url=url or saved.file_url, content_type=saved.content_type, now=utc_now()
         )
         result = drafted.draft
-        settings = Settings()
-        if settings.llm_base_url:  # model-assisted drafting; without an endpoint nothing changes
+        settings = _model_settings()
+        if settings is not None:  # model-assisted drafting; without an endpoint nothing changes
             from flows.model import refine_with_model
 
             result, report = refine_with_model(result, drafted.document, settings)
@@ -49,3 +51,19 @@ def register(app: typer.Typer) -> None:
             print(explain_draft(result) + explain_model(result))
         else:
             print(dumps_model(result), end="")
+
+
+def _model_settings() -> Settings | None:
+    """Settings when a model endpoint is set, else None: without one, `draft` reads no settings
+    at all, as before (a bad unrelated INCIDENTS_ variable does not stop it)."""
+    if not any(k.upper() == "INCIDENTS_LLM_BASE_URL" and v for k, v in os.environ.items()):
+        return None
+    from pydantic import ValidationError
+
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = "INCIDENTS_" + str(first["loc"][0]).upper() if first["loc"] else "INCIDENTS_*"
+        error(f"{name}: {first['msg']}")  # a configuration error: exit 2, like a usage error
+        raise typer.Exit(2) from exc

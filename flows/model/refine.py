@@ -28,8 +28,8 @@ from schema.draft import Draft, ModelNotes
 # Characters per token for the budget's estimate before sending (actual usage is counted after):
 # about 4 for English, about 1 for Korean and Japanese; 2 keeps a mixed page under the budget.
 CHARS_PER_TOKEN = 2.0
-# The instructions, vocabularies and rule-based draft: 7,650 characters for the Korean fixture,
-# mostly ASCII JSON (about 2,000 tokens at 4 characters a token), plus room for a longer draft.
+# The instructions, vocabularies and rule-based draft: 8,180 and 9,050 characters for the Korean
+# and an English fixture, mostly ASCII (about 2,300 tokens at 4 characters a token), plus room.
 PROMPT_OVERHEAD_TOKENS = 2500
 
 

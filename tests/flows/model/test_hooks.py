@@ -94,6 +94,20 @@ def test_the_ingest_queues_the_refined_draft_and_reports_its_cost(data_dir: Path
     assert set(queued.record.summary) == {"ko", "en"} and queued.model is not None
 
 
+def test_a_refined_draft_is_approved_into_a_bilingual_record(
+    capsys: pytest.CaptureFixture[str], data_dir: Path, stub: Stub
+) -> None:
+    stub.script(answer(answers.GOOD))
+    (outcome,), _ = _ingest(data_dir, llm_base_url=stub.url, llm_model="stub-model")
+    approved = run(
+        capsys, "review", "approve", outcome.draft_id, "--reviewer", "alice", "--data-dir", str(data_dir)
+    )
+    assert approved.code == 0, approved.err
+    record = json.loads((data_dir / "records" / "IL-0001.json").read_text(encoding="utf-8"))
+    assert set(record["summary"]) == {"ko", "en"} and set(record["remediation"][0]["text"]) == {"ko", "en"}
+    assert run(capsys, "validate", "--data-dir", str(data_dir)).code == 0
+
+
 def test_the_ingest_goes_on_when_the_endpoint_fails(data_dir: Path, stub: Stub) -> None:
     stub.script(answer(answers.BROKEN_JSON))
     (outcome,), _ = _ingest(data_dir, llm_base_url=stub.url, llm_model="stub-model")
@@ -136,3 +150,16 @@ def test_without_an_endpoint_explain_is_unchanged(
     digest = "sha256:" + hashlib.sha256(page.read_bytes()).hexdigest()
     draft = draft_document(doc, source_url=answers.URL, snapshot=None, snapshot_digest=digest, now=NOW)
     assert result.out == explain_draft(draft) + "\n"
+
+
+def test_a_bad_model_setting_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INCIDENTS_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("INCIDENTS_LLM_TIMEOUT", "soon")
+    result = run(capsys, "draft", str(PAGES / answers.PAGE))
+    assert result.code == 2 and result.out == ""
+    assert result.err.startswith("error: INCIDENTS_LLM_TIMEOUT: ") and len(result.err.splitlines()) == 1
+    # without an endpoint, an unrelated bad setting does not stop `draft` (it reads none)
+    monkeypatch.delenv("INCIDENTS_LLM_BASE_URL")
+    assert run(capsys, "draft", str(PAGES / answers.PAGE)).code == 0
