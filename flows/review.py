@@ -118,7 +118,8 @@ class Reviews:
             raise ReviewError(f"cannot {action} {draft.draft_id}: already approved as {record_id}")
         if draft.status == "rejected":
             raise ReviewError(
-                f"cannot {action} {draft.draft_id}: it was rejected; re-ingest the source for a new draft"
+                f"cannot {action} {draft.draft_id}: it was rejected "
+                "(reopen it first: `incidents review reopen`)"
             )
         return draft
 
