@@ -178,6 +178,8 @@ class Reviews:
                         c
                         for c in field_diff(machine, approved)
                         if c["field"].split(".")[0] not in _NOT_EDITABLE
+                        # the library URL is stamped at approval; a change only when edited
+                        and (c["field"] != "url" or "url" in edits)
                     ],
                 }
             )

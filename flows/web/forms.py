@@ -164,12 +164,13 @@ def from_form(
     posted_langs = [lang for lang in langs if any(f"{n}.{lang}" in form for n in FIELDS)]
     for name, spec in FIELDS.items():
         if spec.control == "localized":
+            before = machine.get(name) or {}
             text = {
-                lang: str(form.get(f"{name}.{lang}", "")).strip()
+                lang: _same_text(str(form.get(f"{name}.{lang}", "")), before.get(lang))
                 for lang in posted_langs
                 if f"{name}.{lang}" in form
             }
-            kept = {k: v for k, v in (machine.get(name) or {}).items() if k not in text}
+            kept = {k: v for k, v in before.items() if k not in text}
             values[name] = kept | {k: v for k, v in text.items() if v}
         elif spec.control == "vocab-one":
             if name in form:
@@ -186,11 +187,12 @@ def from_form(
         elif spec.control == "timeline":
             timeline: dict[str, Any] = {}
             for key in ("detected_after", "resolved_after"):
+                raw = str(form.get(f"timeline.{key}", ""))
                 try:
-                    timeline[key] = parse_duration(str(form.get(f"timeline.{key}", "")))
+                    timeline[key] = parse_duration(raw)
                 except ValueError as exc:
                     problems.append((f"timeline.{key}", str(exc)))
-                    timeline[key] = (machine.get("timeline") or {}).get(key)
+                    timeline[key] = raw  # shown again as typed, to fix; never saved (problems)
             values[name] = timeline
         elif spec.control in ("org", "date", "choice") and name in form:
             values[name] = str(form.get(name)).strip() or None
@@ -203,6 +205,15 @@ def from_form(
     if values["date_kind"] is None:
         values["date_kind"] = machine.get("date_kind", "published")
     return values, problems
+
+
+def _same_text(posted: str, before: str | None) -> str:
+    """What the reviewer typed, or the draft's own text when only the browser's line ends (CRLF)
+    or surrounding blanks differ: an untouched field is no edit."""
+    text = posted.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if before is not None and before.strip() == text:
+        return before
+    return text
 
 
 def _items(form: Any, name: str, original: list[dict[str, Any]], langs: list[str]) -> list[dict[str, Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,7 +112,13 @@ def field_views(
                     start, end = locate(doc, ev.quote, ev.start, ev.end)
                     evidence.append(EvidenceView(ev.quote, ev.section, start, end))
             conf = draft.confidence.get(spec.name)
-            errors = [why for f, why in problems if f.split(".")[0] == spec.name]
+            errors = [
+                why
+                for f, why in problems
+                if f.split(".")[0] == spec.name
+                # a whole-record rule ("an approved record needs org, title") shows at each field it names
+                or (f == "(record)" and re.search(rf"\b{spec.name}\b", why))
+            ]
             views.append(
                 FieldView(
                     spec,
