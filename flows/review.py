@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flows.clock import utc_now
@@ -93,6 +96,20 @@ def check_edits(edits: Any) -> dict[str, Any]:
     return edits
 
 
+# One in-process lock per lock file: threads of one server queue here, in order, rather than on
+# the file lock (which polls every 50 ms when contended); the file lock still guards other processes.
+_LOCAL_LOCKS: dict[str, threading.Lock] = {}
+_LOCAL_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _locked(key: str) -> Iterator[None]:
+    with _LOCAL_LOCKS_GUARD:
+        lock = _LOCAL_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        yield
+
+
 class Reviews:
     """The review queue's decisions; safe with several reviewers in several processes."""
 
@@ -101,6 +118,18 @@ class Reviews:
         self.queue = QueueStore(settings.queue_dir)
         self.records = RecordStore(settings.records_dir)
         self.audit = AuditLog(settings.audit_path)
+
+    @contextmanager
+    def _deciding(self, draft_id: str) -> Iterator[str]:
+        """The full id, with the draft's lock held (in this process and across processes)."""
+        full = self.queue.resolve(draft_id)
+        lock = self.queue.lock_for(full)
+        with _locked(lock.lock_file), lock:
+            yield full
+
+    def _create_record(self, build: Any) -> Record:
+        with _locked(str(self.records.folder.resolve())):
+            return self.records.create(build)
 
     def _pending(self, draft_id: str, action: str, expected_version: int | None = None) -> Draft:
         draft = self.queue.get(draft_id)
@@ -136,7 +165,7 @@ class Reviews:
         if not reviewer.strip():
             raise ReviewError("--reviewer must name who approves")
         edits = check_edits(edits or {})
-        with self.queue.lock():
+        with self._deciding(draft_id) as draft_id:
             draft = self._pending(draft_id, "approve", expected_version)
             machine = draft.record.model_dump(mode="json")
             merged = merge_edits(machine, edits)
@@ -156,7 +185,7 @@ class Reviews:
                 data = stamped | {"id": record_id, "url": stamped.get("url") or url}
                 return validate_as(Record, data, what=f"record {record_id} from {draft.draft_id}")
 
-            record = self.records.create(build)
+            record = self._create_record(build)
             history = [
                 *draft.history,
                 HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
@@ -203,7 +232,7 @@ class Reviews:
         if not reason.strip() and code in (None, "other"):
             raise ReviewError("--reason must say why the draft is rejected (rejections are data)")
         reason = reason.strip() or REJECT_CODES[code or "other"]
-        with self.queue.lock():
+        with self._deciding(draft_id) as draft_id:
             draft = self._pending(draft_id, "reject", expected_version)
             history = [
                 *draft.history,
@@ -259,7 +288,7 @@ class Reviews:
         now = now or utc_now()
         if not reviewer.strip():
             raise ReviewError("--reviewer must name who reopens")
-        with self.queue.lock():
+        with self._deciding(draft_id) as draft_id:
             draft = self.queue.get(draft_id)
             if expected_version is not None and draft.version != expected_version:
                 raise Conflict(

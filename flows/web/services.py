@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -22,7 +23,7 @@ from schema.record import Record
 DRAFT_ID = re.compile(DRAFT_ID_PATTERN)
 RECORD_ID = re.compile(r"^IL-\d{4,}$")
 CAPTURE_ID = re.compile(r"^c-[0-9a-zA-Z_-]{1,80}$")
-LOW_CONFIDENCE = 0.5
+LOW_CONFIDENCE = 0.4  # below it a field is marked and a draft counts as "low confidence"
 
 
 def valid_draft_id(value: str) -> str:
@@ -113,8 +114,8 @@ def summarize(draft: Draft) -> Summary:
         score=draft.postmortem.score,
         lowest=lowest[1].value if lowest else None,
         lowest_field=lowest[0] if lowest else None,
-        with_evidence=sum(1 for v in draft.evidence.values() if v),
-        fields=len(set(draft.confidence) | set(draft.evidence)),
+        with_evidence=len({k.split(".")[0] for k, v in draft.evidence.items() if v}),
+        fields=len({k.split(".")[0] for k in (*draft.confidence, *draft.evidence)}),
         drafted_at=draft.history[0].at if draft.history else "",
         drafter=draft.source.drafter,
     )
@@ -123,16 +124,46 @@ def summarize(draft: Draft) -> Summary:
 class _FileCache:
     """Parsed files of one folder, re-read only when a file's mtime or size changed."""
 
+    # Every writer of ours replaces a file by rename (flows/store/atomic.py) or links a new one in,
+    # which changes the folder's mtime: an unchanged, settled folder mtime means nothing changed,
+    # and the 2,000 stat() calls of a full look are skipped. "Settled": older than the clock's
+    # granularity when it was read. A file changed in place (not by us) is seen at the next full look.
+    SETTLED_NS = 2_000_000_000
+    FULL_LOOK_EVERY_NS = 30_000_000_000
+
     def __init__(self, folder: Path, pattern: re.Pattern[str]) -> None:
         self.folder = folder
         self.pattern = pattern
         self._items: dict[str, tuple[tuple[int, int], Any]] = {}
         self._lock = threading.Lock()
+        self._seen: dict[str, Any] = {}
+        self._folder_key: tuple[int, int] | None = None
+        self._looked_at = 0
 
     def load(self, path: Path) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
 
     def all(self) -> dict[str, Any]:
+        now = time.time_ns()
+        try:
+            st = os.stat(self.folder)
+            key: tuple[int, int] | None = (st.st_mtime_ns, st.st_ino)
+        except FileNotFoundError:
+            key = None
+        with self._lock:
+            if (
+                key is not None
+                and key == self._folder_key
+                and now - key[0] > self.SETTLED_NS
+                and now - self._looked_at < self.FULL_LOOK_EVERY_NS
+            ):
+                return dict(self._seen)
+        seen = self._look()
+        with self._lock:
+            self._seen, self._folder_key, self._looked_at = seen, key, now
+        return dict(seen)
+
+    def _look(self) -> dict[str, Any]:
         seen: dict[str, Any] = {}
         try:
             entries = list(os.scandir(self.folder))

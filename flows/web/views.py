@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from flows.related import Related, rank_related
@@ -63,6 +64,7 @@ class EvidenceView:
     section: str | None
     start: int | None  # None: the quote is not in the archived text (shown, not clickable)
     end: int | None
+    label: str | None = None  # the term or sub-field the quote supports
 
 
 @dataclass
@@ -105,12 +107,31 @@ def field_views(
         views = []
         for spec in specs:
             evidence = []
-            for key, quotes in draft.evidence.items():
-                if key.split(".")[0] != spec.name and not (spec.name == "org" and key == "org_slug"):
-                    continue
-                for ev in quotes:
+            seen: set[tuple[str | None, int, int]] = set()
+            # Per-term quotes first ("symptoms.queue-backlog"), labelled; the field's own list
+            # ("symptoms") repeats them, so only quotes not shown yet are added from it.
+            keys = sorted(
+                (
+                    k
+                    for k in draft.evidence
+                    if k.split(".")[0] == spec.name or (spec.name == "org" and k == "org_slug")
+                ),
+                key=lambda k: ("." not in k, k),
+            )
+            for key in keys:
+                label = key.split(".", 1)[1] if "." in key else None
+                if label and spec.vocab:
+                    label = term_label(spec.vocab, label)
+                elif label:
+                    label = label.replace("_", " ")
+                for ev in draft.evidence[key]:
+                    if (label, ev.start, ev.end) in seen or (
+                        label is None and any(s[1:] == (ev.start, ev.end) for s in seen)
+                    ):
+                        continue
+                    seen.add((label, ev.start, ev.end))
                     start, end = locate(doc, ev.quote, ev.start, ev.end)
-                    evidence.append(EvidenceView(ev.quote, ev.section, start, end))
+                    evidence.append(EvidenceView(ev.quote, ev.section, start, end, label))
             conf = draft.confidence.get(spec.name)
             errors = [
                 why
@@ -153,6 +174,7 @@ def suggestions(draft: Draft, values: dict[str, Any], records: list[Record]) -> 
     return rank_related(subject, records, limit=8)
 
 
+@cache
 def pickers() -> dict[str, list[dict[str, Any]]]:
     return {
         kind: vocab_options(kind)
