@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from schema.types import LANG_PATTERN
 from schema.vocab import Kind, vocabulary
 
 Control = Literal[
@@ -75,6 +76,7 @@ FIELDS = {spec.name: spec for _, specs in GROUPS for spec in specs}
 # Chosen at approval from the related-records suggestions, not in a group.
 EXTRA_FIELDS = ("related", "recurrence_of", "org_slug")
 
+_LANG = re.compile(LANG_PATTERN)
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.IGNORECASE)
 _ISO_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 
@@ -161,7 +163,18 @@ def from_form(
     """The record as the form has it (unvalidated), and problems the form itself shows (durations)."""
     values = copy.deepcopy(machine)
     problems: list[tuple[str, str]] = []
-    posted_langs = [lang for lang in langs if any(f"{n}.{lang}" in form for n in FIELDS)]
+    # The draft's languages, and any the reviewer added (a translation): every `field.xx` posted.
+    extra = {
+        key.split(".", 1)[1]
+        for key in form
+        if "." in key
+        and key.split(".", 1)[0] in FIELDS
+        and FIELDS[key.split(".", 1)[0]].control in ("localized", "items")
+        and _LANG.fullmatch(key.split(".", 1)[1])
+    }
+    posted_langs = [
+        lang for lang in [*langs, *sorted(extra - set(langs))] if any(f"{n}.{lang}" in form for n in FIELDS)
+    ]
     for name, spec in FIELDS.items():
         if spec.control == "localized":
             before = machine.get(name) or {}

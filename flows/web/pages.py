@@ -28,7 +28,8 @@ from flows.web.services import Services, first_text, now_utc, valid_draft_id
 from flows.web.snapshot import sanitize
 from flows.web.views import TEMPLATE_HELPERS, QueueFilter, field_views, pickers, suggestions, text_blocks
 from schema.draft import Draft
-from schema.errors import RecordInvalid, ReviewError
+from schema.errors import InputError, RecordInvalid, ReviewError
+from schema.types import LANG_PATTERN
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 templates.env.globals.update(TEMPLATE_HELPERS)
@@ -39,6 +40,7 @@ review = APIRouter(include_in_schema=False)
 records = APIRouter(include_in_schema=False)
 PAGE_SIZE = 200
 _NAME = re.compile(r"^[\w .@'-]{1,60}$")
+_LANG_CODE = re.compile(LANG_PATTERN)
 
 
 def services(request: Request) -> Services:
@@ -243,7 +245,13 @@ def _draft_page(
     context = {
         "draft": draft,
         "values": values,
-        "langs": languages_of(values, draft.source.language),
+        "langs": _with_added(
+            languages_of(values, draft.source.language), request.query_params.get("add", "")
+        ),
+        "add_langs": [
+            lang for lang in ("en", "ko", "ja") if lang not in languages_of(values, draft.source.language)
+        ],
+        "undo": _undo(request, draft),
         "groups": field_views(draft, values, doc, problems),
         "general_errors": [f"{f}: {w}" for f, w in problems if f.split(".")[0] in ("(record)", "org_slug")],
         "doc": doc,
@@ -259,6 +267,27 @@ def _draft_page(
         "reject_codes": REJECT_CODES,
     }
     return render(request, "draft.html", context, status)
+
+
+def _with_added(langs: list[str], add: str) -> list[str]:
+    """The draft's languages and one the reviewer asked to add (a translation), if it is a language code."""
+    if add and add not in langs and _LANG_CODE.fullmatch(add):
+        return [*langs, add]
+    return langs
+
+
+def _undo(request: Request, shown: Draft) -> dict[str, Any] | None:
+    """After a rejection, the draft it rejected, while it still is rejected: `u` reopens it."""
+    found = re.match(r"rejected (d-[0-9a-f]{16})$", request.query_params.get("done", ""))
+    if not found:
+        return None
+    try:
+        draft = services(request).draft(found.group(1)) if found.group(1) != shown.draft_id else shown
+    except (ReviewError, InputError):
+        return None
+    if draft.status != "rejected":
+        return None
+    return {"draft_id": draft.draft_id, "version": draft.version}
 
 
 @review.get("/drafts/{draft_id}")

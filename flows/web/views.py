@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from pydantic import ValidationError
+
 from flows.related import Related, rank_related
 from flows.web.forms import GROUPS, FieldSpec, languages_of, show_duration, term_label, vocab_options
 from flows.web.services import LOW_CONFIDENCE, Summary
@@ -167,9 +169,19 @@ def text_blocks(doc: Document | None) -> list[dict[str, Any]]:
 
 
 def suggestions(draft: Draft, values: dict[str, Any], records: list[Record]) -> list[Related]:
-    try:
-        subject = RecordBody.model_validate({k: v for k, v in values.items() if k in RecordBody.model_fields})
-    except ValueError:
+    """Ranked from the record as the reviewer has it now; a field that does not validate yet counts
+    as the draft had it."""
+    data = {k: v for k, v in values.items() if k in RecordBody.model_fields}
+    machine = draft.record.model_dump(mode="json")
+    for _ in range(len(data)):
+        try:
+            subject = RecordBody.model_validate(data)
+            break
+        except ValidationError as exc:
+            for err in exc.errors():
+                top = str(err["loc"][0]) if err["loc"] else ""
+                data[top] = machine.get(top)
+    else:
         subject = draft.record
     return rank_related(subject, records, limit=8)
 

@@ -217,6 +217,11 @@
         if (f) f.focus(); else go("/queue");
         break;
       }
+      case "u": {
+        const undo = $("#undo-form");
+        if (undo) undo.requestSubmit(); else return;
+        break;
+      }
       case "?":
         $("#help").showModal();
         break;

@@ -72,7 +72,7 @@ def build_queue(data_dir: Path, *, script_page: bool = True) -> list[Draft]:
     settings = Settings(data_dir=data_dir)
     drafts = []
     for n, page in enumerate(PAGES):
-        url = f"https://blog{n}.example.com/posts/{Path(page).stem}.html"
+        url = f"https://blog.site{n}.example/posts/{Path(page).stem}.html"
         drafts.append(add_page(settings, (DATA / page).read_bytes(), url, now=f"2026-03-01T09:{n:02d}:00Z"))
     if script_page:
         drafts.append(
