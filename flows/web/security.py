@@ -116,6 +116,13 @@ def set_cookie(response: Response, name: str, value: str, *, max_age: int | None
 _OPEN_PATHS = ("/login", "/static/")
 
 
+def _host_name(host: str) -> str:
+    """The name in a Host header, without its port ("[::1]:8765" -> "::1")."""
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
 class AuthMiddleware(BaseHTTPMiddleware):
     """With a token set, every request but the login form and static files must carry it."""
 
@@ -127,6 +134,12 @@ class AuthMiddleware(BaseHTTPMiddleware):
         self, request: Request, call_next: Callable[[Request], Awaitable[Response]]
     ) -> Response:
         path = request.url.path
+        if not self.guard.token and not is_loopback(_host_name(request.headers.get("host", ""))):
+            # Without a token the server is for this machine only: a page on another site that
+            # re-points its own name at 127.0.0.1 (DNS rebinding) still sends its own Host.
+            return JSONResponse(
+                {"error": "this server answers only to 127.0.0.1 / localhost"}, status_code=403
+            )
         if not self.guard.authenticated(request) and not path.startswith(_OPEN_PATHS):
             wants_html = request.method == "GET" and "text/html" in request.headers.get("accept", "")
             if wants_html:

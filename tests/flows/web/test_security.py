@@ -161,6 +161,15 @@ def test_with_a_token_every_request_needs_it(data_dir: Path, drafts: list[Draft]
         assert c.get("/api/drafts").status_code == 401
 
 
+def test_without_a_token_only_loopback_names_are_answered(client: TestClient, drafts: list[Draft]) -> None:
+    for host in ("127.0.0.1:8765", "localhost:8765", "[::1]:8765", "127.0.0.1"):
+        assert client.get("/api/drafts", headers={"Host": host}).status_code == 200, host
+    # DNS rebinding: another site's name pointed at 127.0.0.1 reaches the server with its own Host.
+    for host in ("evil.example:8765", "evil.example", "127.0.0.1.evil.example"):
+        r = client.get("/api/drafts", headers={"Host": host})
+        assert r.status_code == 403 and "127.0.0.1" in r.json()["error"], host
+
+
 # -- optimistic concurrency under real concurrent requests ---------------------------------------
 
 
