@@ -187,3 +187,30 @@ def test_durations_typed_and_stored(typed: str, stored: str | None) -> None:
 def test_durations_that_are_not(typed: str) -> None:
     with pytest.raises(ValueError, match="duration|whole"):
         parse_duration(typed)
+
+
+def test_a_draft_whose_snapshot_is_not_in_raw_still_opens(client: TestClient, data_dir: Path) -> None:
+    from tests.flows.factories import make_draft
+
+    draft = make_draft(9, title="Queue outage")
+    QueueStore(data_dir / "records" / "queue").add(draft)
+    page = client.get(f"/drafts/{draft.draft_id}")
+    assert page.status_code == 200
+    assert "cannot be read from raw/" in page.text and "Queue outage" in page.text
+    assert "not found in the archived text" in page.text  # its quote is shown, not clickable
+    assert client.get(f"/drafts/{draft.draft_id}/snapshot").status_code == 400
+
+
+def test_stats_count_edited_fields_per_drafter(client: TestClient, drafts: list[Draft]) -> None:
+    edits = [{"root_cause": "capacity"}, {"root_cause": "capacity", "severity": "sev2"}, {}]
+    for draft, edit in zip(drafts[:3], edits, strict=True):
+        client.post(
+            f"/api/drafts/{draft.draft_id}/approve", json={"version": 1, "edits": edit}, headers=ALICE
+        )
+    (drafter,) = client.get("/api/stats").json()["drafters"].items()
+    assert drafter[0] == drafts[0].source.drafter
+    assert drafter[1] == {
+        "approved": 3,
+        "approved_with_edits": 2,
+        "most_edited_fields": {"root_cause": 2, "severity": 1},
+    }
