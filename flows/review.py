@@ -348,8 +348,7 @@ class Reviews:
             fields = {c["field"].split(".")[0] for c in entry.get("changes", [])}
             slot["edited"] += bool(fields)
             slot["fields"].update(fields)
-        pending = sum(1 for d in self.queue.ids())  # total; counted by status below
-        by_status = Counter(d.status for d in self.queue.drafts()) if pending else Counter()
+        by_status = Counter(d.status for d in self.queue.drafts())
         return {
             "decisions": len(decided),
             "approved": len(approved),

@@ -221,8 +221,7 @@ def _neighbours(request: Request, draft_id: str) -> tuple[str | None, str | None
     )
     ids = [r.draft_id for r in wanted.apply(services(request).summaries())]
     if draft_id not in ids:
-        pending = [i for i in ids]
-        return None, pending[0] if pending else None
+        return None, ids[0] if ids else None
     at = ids.index(draft_id)
     return (ids[at - 1] if at > 0 else None), (ids[at + 1] if at + 1 < len(ids) else None)
 
