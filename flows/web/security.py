@@ -155,5 +155,6 @@ class AuthMiddleware(BaseHTTPMiddleware):
         headers.setdefault("X-Content-Type-Options", "nosniff")
         headers.setdefault("Referrer-Policy", "no-referrer")
         headers.setdefault("X-Frame-Options", "DENY")
-        headers.setdefault("Cache-Control", "no-store")
+        # Pages hold drafts and tokens: never cached. Our own script and style may be (revalidated).
+        headers.setdefault("Cache-Control", "no-cache" if path.startswith("/static/") else "no-store")
         return response
