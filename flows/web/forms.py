@@ -73,8 +73,8 @@ GROUPS: list[tuple[str, list[FieldSpec]]] = [
     ),
 ]
 FIELDS = {spec.name: spec for _, specs in GROUPS for spec in specs}
-# Chosen at approval from the related-records suggestions, not in a group.
-EXTRA_FIELDS = ("related", "recurrence_of", "org_slug")
+# Set below the groups: related records (suggested at approval), the sources' kind and license.
+EXTRA_FIELDS = ("related", "recurrence_of", "org_slug", "sources")
 
 _LANG = re.compile(LANG_PATTERN)
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.IGNORECASE)
@@ -213,8 +213,21 @@ def from_form(
         from extractors.draft.identity import slugify
 
         values["org_slug"] = slugify(values["org"] or "") or None
-    values["related"] = [str(v) for v in form.getlist("related") if str(v).strip()]
-    values["recurrence_of"] = str(form.get("recurrence_of", "")).strip() or None
+    # Related records: the suggestions ticked, and any typed ("IL-0042, IL-0107"), in that order.
+    related = [str(v).strip() for v in form.getlist("related") if str(v).strip()]
+    related += [r for r in re.split(r"[\s,]+", str(form.get("related_more", ""))) if r and r not in related]
+    values["related"] = related
+    values["recurrence_of"] = (
+        str(form.get("recurrence_of", "")).strip() or str(form.get("recurrence_of_more", "")).strip() or None
+    )
+    # Each source's kind and license (its URL and archived capture are facts, not edits).
+    sources = copy.deepcopy(machine.get("sources") or [])
+    for i, source in enumerate(sources):
+        if f"sources.{i}.kind" in form:
+            source["kind"] = str(form.get(f"sources.{i}.kind")).strip() or source.get("kind")
+        if f"sources.{i}.license" in form:
+            source["license"] = str(form.get(f"sources.{i}.license")).strip() or "unknown"
+    values["sources"] = sources
     if values["date_kind"] is None:
         values["date_kind"] = machine.get("date_kind", "published")
     return values, problems

@@ -30,6 +30,7 @@ from flows.web.views import TEMPLATE_HELPERS, QueueFilter, field_views, pickers,
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid, ReviewError
 from schema.types import LANG_PATTERN
+from schema.vocab import vocabulary
 
 templates = Jinja2Templates(directory=str(HERE / "templates"))
 templates.env.globals.update(TEMPLATE_HELPERS)
@@ -253,6 +254,10 @@ def _draft_page(
         "undo": _undo(request, draft),
         "groups": field_views(draft, values, doc, problems),
         "general_errors": [f"{f}: {w}" for f, w in problems if f.split(".")[0] in ("(record)", "org_slug")],
+        "related_errors": [
+            f"{f}: {w}" for f, w in problems if f.split(".")[0] in ("related", "recurrence_of", "sources")
+        ],
+        "source_kinds": list(vocabulary("source_kinds").terms),
         "doc": doc,
         "blocks": text_blocks(doc),
         "sections": doc.sections if doc else [],

@@ -35,7 +35,8 @@ def _form(client: TestClient, draft: Draft, query: str = "") -> tuple[str, dict[
             value = inner
         elif tag == "select":
             chosen = re.search(r"<option([^>]*) selected>([^<]*)", form[m.start() :].split("</select>")[0])
-            value = chosen.group(2) if chosen else ""
+            given = re.search(r'value="([^"]*)"', chosen.group(1)) if chosen else None
+            value = given.group(1) if given else chosen.group(2) if chosen else ""
         else:
             v = re.search(r'value="([^"]*)"', attrs)
             value = v.group(1) if v else ""
@@ -214,3 +215,28 @@ def test_stats_count_edited_fields_per_drafter(client: TestClient, drafts: list[
         "approved_with_edits": 2,
         "most_edited_fields": {"root_cause": 2, "severity": 1},
     }
+
+
+def test_sources_and_typed_related_records(client: TestClient, drafts: list[Draft], data_dir: Path) -> None:
+    client.post(f"/api/drafts/{drafts[1].draft_id}/approve", json={"version": 1}, headers=ALICE)
+    draft = drafts[0]
+    _html, fields = _form(client, draft)
+    bad = client.post(f"/drafts/{draft.draft_id}/approve", data=fields | {"sources.0.kind": "tabloid"})
+    assert bad.status_code == 422 and "sources.0.kind" in bad.text and "tabloid" in bad.text
+    bad = client.post(f"/drafts/{draft.draft_id}/approve", data=fields | {"related_more": "IL-1, ../x"})
+    assert bad.status_code == 422 and "related.0" in bad.text
+    ok = client.post(
+        f"/drafts/{draft.draft_id}/approve",
+        data=fields
+        | {
+            "sources.0.kind": "status-page",
+            "sources.0.license": "CC-BY-4.0",
+            "related_more": "IL-0001",
+            "recurrence_of_more": "IL-0001",
+        },
+        follow_redirects=False,
+    )
+    assert ok.status_code == 303
+    record = json.loads((data_dir / "records" / "IL-0002.json").read_text())
+    assert record["sources"][0]["kind"] == "status-page" and record["sources"][0]["license"] == "CC-BY-4.0"
+    assert record["related"] == ["IL-0001"] and record["recurrence_of"] == "IL-0001"
