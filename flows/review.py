@@ -256,6 +256,55 @@ class Reviews:
             )
             return saved
 
+    def save_edits(
+        self,
+        draft_id: str,
+        *,
+        reviewer: str,
+        edits: dict[str, Any],
+        expected_version: int,
+        now: str | None = None,
+    ) -> Draft:
+        """Keep a reviewer's edits on a pending draft without deciding yet (a new version).
+
+        The audit log gets the edit's field diff, so a later approval's diff plus these is the
+        whole change from the machine draft."""
+        now = now or utc_now()
+        if not reviewer.strip():
+            raise ReviewError("--reviewer must name who edits")
+        edits = check_edits(edits)
+        with self._deciding(draft_id) as draft_id:
+            draft = self._pending(draft_id, "edit", expected_version)
+            before = draft.record.model_dump(mode="json")
+            body = validate_as(
+                RecordBody, merge_edits(before, edits), what=f"draft {draft.draft_id} with these edits"
+            )
+            changes = field_diff(before, body.model_dump(mode="json"))
+            if not changes:
+                return draft
+            names = sorted({c["field"] for c in changes})
+            history = [
+                *draft.history,
+                HistoryEntry(
+                    at=now, by=reviewer, action="edited", reason="changed " + ", ".join(names)[:500]
+                ),
+            ]
+            saved = self.queue.save(
+                draft.model_copy(update={"record": body, "history": history}), expected_version=draft.version
+            )
+            self.audit.append(
+                {
+                    "at": now,
+                    "by": reviewer,
+                    "action": "edited",
+                    "draft_id": draft.draft_id,
+                    "record_id": None,
+                    "drafter": draft.source.drafter,
+                    "changes": changes,
+                }
+            )
+            return saved
+
     def reject_many(
         self, draft_ids: list[str], *, reviewer: str, reason: str, code: str, now: str | None = None
     ) -> tuple[list[str], list[str]]:
@@ -341,11 +390,19 @@ class Reviews:
         rejected = [e for e in decided if e["action"] == "rejected"]
         codes = Counter(e.get("code") or "(no code)" for e in rejected)
         drafters: dict[str, dict[str, Any]] = {}
+        # Edits saved before a decision count with the approval they led to.
+        saved_edits: dict[str, set[str]] = {}
+        for entry in entries:
+            if entry.get("action") == "edited":
+                saved_edits.setdefault(entry.get("draft_id", ""), set()).update(
+                    c["field"].split(".")[0] for c in entry.get("changes", [])
+                )
         for entry in approved:
             drafter = entry.get("drafter") or self._drafter_of(entry.get("draft_id", ""))
             slot = drafters.setdefault(drafter, {"approved": 0, "edited": 0, "fields": Counter()})
             slot["approved"] += 1
             fields = {c["field"].split(".")[0] for c in entry.get("changes", [])}
+            fields |= saved_edits.get(entry.get("draft_id", ""), set())
             slot["edited"] += bool(fields)
             slot["fields"].update(fields)
         by_status = Counter(d.status for d in self.queue.drafts())

@@ -87,6 +87,15 @@ def approve(request: Request, draft_id: str, body: Approve, who: str = Depends(r
     return {"draft_id": draft_id, "record_id": record.id, "record": record.model_dump(mode="json")}
 
 
+@review.post("/drafts/{draft_id}/edit")
+def edit(request: Request, draft_id: str, body: Approve, who: str = Depends(reviewer)) -> dict[str, Any]:
+    """Keep edits on a pending draft without deciding (a new version; 409 when `version` is stale)."""
+    draft = services(request).reviews.save_edits(
+        valid_draft_id(draft_id), reviewer=who, edits=body.edits, expected_version=body.version
+    )
+    return {"draft_id": draft.draft_id, "status": draft.status, "version": draft.version}
+
+
 @review.post("/drafts/{draft_id}/reject")
 def reject(request: Request, draft_id: str, body: Reject, who: str = Depends(reviewer)) -> dict[str, Any]:
     draft = services(request).reviews.reject(

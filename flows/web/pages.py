@@ -353,6 +353,33 @@ async def approve(request: Request, draft_id: str) -> Response:
     return _after_decision(request, draft.draft_id, f"approved {draft.draft_id} as {record.id}")
 
 
+@review.post("/drafts/{draft_id}/save")
+async def save(request: Request, draft_id: str) -> Response:
+    """Keep the form's edits without deciding: the draft stays pending, one version on."""
+    form = await checked_form(request)
+    svc = services(request)
+    draft = svc.draft(draft_id)
+    machine = draft.record.model_dump(mode="json")
+    values, problems = from_form(form, machine, languages_of(machine, draft.source.language))
+    if problems:
+        return _draft_page(
+            request, draft, values, problems, 422, "Nothing was written: fix the marked fields."
+        )
+    try:
+        saved = svc.reviews.save_edits(
+            draft.draft_id,
+            reviewer=reviewer_of(request),
+            edits=edits_between(machine, values),
+            expected_version=_version_of(form),
+        )
+    except RecordInvalid as exc:
+        return _draft_page(
+            request, draft, values, exc.problems, 422, "Nothing was written: fix the marked fields."
+        )
+    note = f"saved edits to {saved.draft_id} (version {saved.version})"
+    return see_other(f"/drafts/{saved.draft_id}?{urlencode({'done': note})}")
+
+
 def _version_of(form: Any) -> int:
     try:
         return int(str(form.get("version", "")))

@@ -202,6 +202,11 @@
         if (f && $("[data-approve]")) f.requestSubmit();
         break;
       }
+      case "s": {
+        const save = $("[data-save]");
+        if (save) $("#approve-form").requestSubmit(save); else return;
+        break;
+      }
       case "r": {
         const code = $("#reject-code") || $("#bulk select[name=code]");
         if (code) code.focus();

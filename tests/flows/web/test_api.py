@@ -235,3 +235,35 @@ def test_cli_reopen_and_stats(capsys, client: TestClient, drafts: list[Draft], d
     text = run(capsys, "review", "stats").out
     assert "acceptance 50%" in text and "not-postmortem" in text
     assert run(capsys, "validate").code == 0
+
+
+def test_saved_edits_make_a_version_and_count_in_stats(
+    client: TestClient, drafts: list[Draft], data_dir: Path
+) -> None:
+    draft = drafts[2]
+    url = f"/api/drafts/{draft.draft_id}"
+    saved = client.post(
+        f"{url}/edit", json={"version": 1, "edits": {"severity": "sev2"}}, headers={"X-Reviewer": "bob"}
+    )
+    assert saved.json() == {"draft_id": draft.draft_id, "status": "pending", "version": 2}
+    bad = client.post(f"{url}/edit", json={"version": 2, "edits": {"severity": "sev9"}}, headers=ALICE)
+    assert bad.status_code == 422 and client.get(url).json()["version"] == 2
+    stale = client.post(
+        f"{url}/approve", json={"version": 1, "edits": {"root_cause": "capacity"}}, headers=ALICE
+    )
+    assert stale.status_code == 409
+    assert [(h["action"], h["by"], h["reason"]) for h in stale.json()["since"]] == [
+        ("edited", "bob", "changed severity")
+    ]
+    ok = client.post(
+        f"{url}/approve", json={"version": 2, "edits": {"root_cause": "capacity"}}, headers=ALICE
+    )
+    record = ok.json()["record"]
+    assert record["severity"] == "sev2" and record["root_cause"] == "capacity"
+    lines = _audit(data_dir)
+    assert [(e["action"], [c["field"] for c in e["changes"]]) for e in lines] == [
+        ("edited", ["severity"]),
+        ("approved", ["root_cause"]),
+    ]
+    (slot,) = client.get("/api/stats").json()["drafters"].values()
+    assert slot["most_edited_fields"] == {"root_cause": 1, "severity": 1}

@@ -244,3 +244,18 @@ def test_a_reviewer_goes_through_ten_drafts_from_the_browser(page, site, data_di
         assert record["impact"]["users"] == changed["impact.users"]
         assert record["review"]["reviewed_by"] == "mina"
     assert page.dialogs == []
+
+
+def test_save_edits_by_key_and_decide_later(page, site, data_dir: Path) -> None:
+    base, drafts = site
+    draft = drafts[6]
+    page.goto(f"{base}/drafts/{draft.draft_id}")
+    page.fill("input[name='impact.region']", "関東")
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_url(f"**/drafts/{draft.draft_id}?*")
+    assert "saved edits" in page.locator(".flash").inner_text()
+    assert "version 2" in page.locator(".pager .id").inner_text()
+    assert page.locator("input[name='impact.region']").input_value() == "関東"
+    assert _queue(data_dir).get(draft.draft_id).status == "pending"
+    assert [e["action"] for e in _audit(data_dir)] == ["edited"]

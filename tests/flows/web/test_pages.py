@@ -240,3 +240,15 @@ def test_sources_and_typed_related_records(client: TestClient, drafts: list[Draf
     record = json.loads((data_dir / "records" / "IL-0002.json").read_text())
     assert record["sources"][0]["kind"] == "status-page" and record["sources"][0]["license"] == "CC-BY-4.0"
     assert record["related"] == ["IL-0001"] and record["recurrence_of"] == "IL-0001"
+
+
+def test_save_edits_from_the_page_keeps_the_draft_pending(client: TestClient, drafts: list[Draft]) -> None:
+    draft = by_lang(drafts, "ja")
+    _html, fields = _form(client, draft)
+    r = client.post(f"/drafts/{draft.draft_id}/save", data=fields | {"impact.users": "約3割のお客様"})
+    assert r.status_code == 200 and "saved edits to" in r.text and "version 2" in r.text
+    assert 'value="約3割のお客様"' in r.text
+    again = client.post(
+        f"/drafts/{draft.draft_id}/save", data=fields | {"impact.users": "all"}
+    )  # version 1: stale
+    assert again.status_code == 409 and "changed since you opened it" in again.text
