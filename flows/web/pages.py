@@ -168,9 +168,17 @@ def queue_page(request: Request) -> HTMLResponse:
     for row in rows:
         counts[row.status] = counts.get(row.status, 0) + 1
     shown = wanted.apply(rows)
+    pages = max(1, -(-len(shown) // PAGE_SIZE))
+    try:
+        at = min(pages, max(1, int(request.query_params.get("page", "1"))))
+    except ValueError:
+        at = 1
     context = {
-        "rows": shown[:PAGE_SIZE],
+        "rows": shown[(at - 1) * PAGE_SIZE : at * PAGE_SIZE],
         "total": len(shown),
+        "page": at,
+        "pages": pages,
+        "first": (at - 1) * PAGE_SIZE + 1,
         "counts": counts,
         "f": wanted,
         "orgs": sorted({r.org for r in rows if r.org}, key=str.casefold),

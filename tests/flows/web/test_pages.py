@@ -252,3 +252,18 @@ def test_save_edits_from_the_page_keeps_the_draft_pending(client: TestClient, dr
         f"/drafts/{draft.draft_id}/save", data=fields | {"impact.users": "all"}
     )  # version 1: stale
     assert again.status_code == 409 and "changed since you opened it" in again.text
+
+
+def test_the_queue_pages_through_many_drafts(client: TestClient, drafts: list[Draft], data_dir: Path) -> None:
+    from flows.web import pages
+
+    old, pages.PAGE_SIZE = pages.PAGE_SIZE, 4
+    try:
+        first = client.get("/queue").text
+        assert "Drafts 1–4 of 11" in first and "page=2" in first and first.count('name="ids"') == 4
+        last = client.get("/queue?page=3").text
+        assert "Drafts 9–11 of 11" in last and "page=2" in last and last.count('name="ids"') == 3
+        assert "Drafts 9–11 of 11" in client.get("/queue?page=99").text
+        assert "Drafts 1–4 of 11" in client.get("/queue?page=x").text
+    finally:
+        pages.PAGE_SIZE = old
