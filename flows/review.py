@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import copy
+import re
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from flows.clock import utc_now
@@ -17,6 +22,54 @@ from schema.validation import validate_as
 
 # Fields a reviewer may not set through edits: the id is allocated, review is stamped here.
 _NOT_EDITABLE = ("id", "review", "updated_at")
+
+# Why a draft is rejected: a closed list, so rejections can be counted (`incidents review stats`).
+REJECT_CODES: dict[str, str] = {
+    "not-postmortem": "not a postmortem",
+    "duplicate": "duplicate of an existing record",
+    "bad-source": "wrong or broken source",
+    "too-little": "too little information",
+    "other": "other",
+}
+_DUPLICATE_OF = re.compile(r"\bIL-\d{4,}\b")
+
+
+class Conflict(ReviewError):
+    """A decision on a version of a draft that is no longer current (HTTP 409).
+
+    `current` is the draft as it is now; `since` the history entries added after the version the
+    reviewer saw: who decided what, when, and why.
+    """
+
+    def __init__(self, message: str, current: Draft, seen_version: int) -> None:
+        super().__init__(message)
+        self.current = current
+        self.seen_version = seen_version
+
+    @property
+    def since(self) -> list[HistoryEntry]:
+        # Every save bumps the version by one and appends one history entry to the one it was
+        # drafted with, so the entries after version v are history[v:].
+        return self.current.history[self.seen_version :]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "error": str(self),
+            "draft_id": self.current.draft_id,
+            "your_version": self.seen_version,
+            "version": self.current.version,
+            "status": self.current.status,
+            "since": [h.model_dump(mode="json", exclude_none=True) for h in self.since],
+        }
+
+
+def check_code(code: str, reason: str) -> str:
+    """A known reason code; `duplicate` must name the record it duplicates (IL-NNNN) in the reason."""
+    if code not in REJECT_CODES:
+        raise ReviewError(f"reason code {code!r} is not one of {', '.join(REJECT_CODES)}")
+    if code == "duplicate" and not _DUPLICATE_OF.search(reason):
+        raise ReviewError("a duplicate names the record it duplicates: say 'IL-NNNN' in the reason")
+    return code
 
 
 def merge_edits(base: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
@@ -43,6 +96,20 @@ def check_edits(edits: Any) -> dict[str, Any]:
     return edits
 
 
+# One in-process lock per lock file: threads of one server queue here, in order, rather than on
+# the file lock (which polls every 50 ms when contended); the file lock still guards other processes.
+_LOCAL_LOCKS: dict[str, threading.Lock] = {}
+_LOCAL_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _locked(key: str) -> Iterator[None]:
+    with _LOCAL_LOCKS_GUARD:
+        lock = _LOCAL_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        yield
+
+
 class Reviews:
     """The review queue's decisions; safe with several reviewers in several processes."""
 
@@ -52,26 +119,54 @@ class Reviews:
         self.records = RecordStore(settings.records_dir)
         self.audit = AuditLog(settings.audit_path)
 
-    def _pending(self, draft_id: str, action: str) -> Draft:
+    @contextmanager
+    def _deciding(self, draft_id: str) -> Iterator[str]:
+        """The full id, with the draft's lock held (in this process and across processes)."""
+        full = self.queue.resolve(draft_id)
+        lock = self.queue.lock_for(full)
+        with _locked(lock.lock_file), lock:
+            yield full
+
+    def _create_record(self, build: Any) -> Record:
+        with _locked(str(self.records.folder.resolve())):
+            return self.records.create(build)
+
+    def _pending(self, draft_id: str, action: str, expected_version: int | None = None) -> Draft:
         draft = self.queue.get(draft_id)
+        if expected_version is not None and draft.version != expected_version:
+            last = draft.history[-1] if draft.history else None
+            what = f" ({last.action} by {last.by} at {last.at})" if last else ""
+            raise Conflict(
+                f"draft {draft.draft_id} changed since you opened it: version {draft.version}, "
+                f"you saw {expected_version}{what}; reload it",
+                draft,
+                expected_version,
+            )
         if draft.status == "approved":
             record_id = next((h.record_id for h in draft.history if h.record_id), None)
             raise ReviewError(f"cannot {action} {draft.draft_id}: already approved as {record_id}")
         if draft.status == "rejected":
             raise ReviewError(
-                f"cannot {action} {draft.draft_id}: it was rejected; re-ingest the source for a new draft"
+                f"cannot {action} {draft.draft_id}: it was rejected "
+                "(reopen it first: `incidents review reopen`)"
             )
         return draft
 
     def approve(
-        self, draft_id: str, *, reviewer: str, edits: dict[str, Any] | None = None, now: str | None = None
+        self,
+        draft_id: str,
+        *,
+        reviewer: str,
+        edits: dict[str, Any] | None = None,
+        now: str | None = None,
+        expected_version: int | None = None,
     ) -> Record:
         now = now or utc_now()
         if not reviewer.strip():
             raise ReviewError("--reviewer must name who approves")
         edits = check_edits(edits or {})
-        with self.queue.lock():
-            draft = self._pending(draft_id, "approve")
+        with self._deciding(draft_id) as draft_id:
+            draft = self._pending(draft_id, "approve", expected_version)
             machine = draft.record.model_dump(mode="json")
             merged = merge_edits(machine, edits)
             # Validate the merge before an id is spent or anything is written.
@@ -91,7 +186,7 @@ class Reviews:
                 data = stamped | {"id": record_id, "url": stamped.get("url") or url}
                 return validate_as(Record, data, what=f"record {record_id} from {draft.draft_id}")
 
-            record = self.records.create(build)
+            record = self._create_record(build)
             history = [
                 *draft.history,
                 HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
@@ -108,24 +203,42 @@ class Reviews:
                     "action": "approved",
                     "draft_id": draft.draft_id,
                     "record_id": record.id,
+                    "drafter": draft.source.drafter,
                     "changes": [
                         c
                         for c in field_diff(machine, approved)
                         if c["field"].split(".")[0] not in _NOT_EDITABLE
+                        # the library URL is stamped at approval; a change only when edited
+                        and (c["field"] != "url" or "url" in edits)
                     ],
                 }
             )
             return record
 
-    def reject(self, draft_id: str, *, reviewer: str, reason: str, now: str | None = None) -> Draft:
+    def reject(
+        self,
+        draft_id: str,
+        *,
+        reviewer: str,
+        reason: str,
+        now: str | None = None,
+        code: str | None = None,
+        expected_version: int | None = None,
+    ) -> Draft:
         now = now or utc_now()
         if not reviewer.strip():
             raise ReviewError("--reviewer must name who rejects")
-        if not reason.strip():
+        if code is not None:
+            check_code(code, reason)
+        if not reason.strip() and code in (None, "other"):
             raise ReviewError("--reason must say why the draft is rejected (rejections are data)")
-        with self.queue.lock():
-            draft = self._pending(draft_id, "reject")
-            history = [*draft.history, HistoryEntry(at=now, by=reviewer, action="rejected", reason=reason)]
+        reason = reason.strip() or REJECT_CODES[code or "other"]
+        with self._deciding(draft_id) as draft_id:
+            draft = self._pending(draft_id, "reject", expected_version)
+            history = [
+                *draft.history,
+                HistoryEntry(at=now, by=reviewer, action="rejected", reason=reason, code=code),
+            ]
             saved = self.queue.save(
                 draft.model_copy(update={"status": "rejected", "history": history}),
                 expected_version=draft.version,
@@ -138,6 +251,181 @@ class Reviews:
                     "draft_id": draft.draft_id,
                     "record_id": None,
                     "reason": reason,
+                    "code": code,
+                    "drafter": draft.source.drafter,
                 }
             )
             return saved
+
+    def save_edits(
+        self,
+        draft_id: str,
+        *,
+        reviewer: str,
+        edits: dict[str, Any],
+        expected_version: int,
+        now: str | None = None,
+    ) -> Draft:
+        """Keep a reviewer's edits on a pending draft without deciding yet (a new version).
+
+        The audit log gets the edit's field diff, so a later approval's diff plus these is the
+        whole change from the machine draft."""
+        now = now or utc_now()
+        if not reviewer.strip():
+            raise ReviewError("--reviewer must name who edits")
+        edits = check_edits(edits)
+        with self._deciding(draft_id) as draft_id:
+            draft = self._pending(draft_id, "edit", expected_version)
+            before = draft.record.model_dump(mode="json")
+            body = validate_as(
+                RecordBody, merge_edits(before, edits), what=f"draft {draft.draft_id} with these edits"
+            )
+            changes = field_diff(before, body.model_dump(mode="json"))
+            if not changes:
+                return draft
+            names = sorted({c["field"] for c in changes})
+            history = [
+                *draft.history,
+                HistoryEntry(
+                    at=now, by=reviewer, action="edited", reason="changed " + ", ".join(names)[:500]
+                ),
+            ]
+            saved = self.queue.save(
+                draft.model_copy(update={"record": body, "history": history}), expected_version=draft.version
+            )
+            self.audit.append(
+                {
+                    "at": now,
+                    "by": reviewer,
+                    "action": "edited",
+                    "draft_id": draft.draft_id,
+                    "record_id": None,
+                    "drafter": draft.source.drafter,
+                    "changes": changes,
+                }
+            )
+            return saved
+
+    def reject_many(
+        self, draft_ids: list[str], *, reviewer: str, reason: str, code: str, now: str | None = None
+    ) -> tuple[list[str], list[str]]:
+        """Reject each pending draft with one reason (junk after a bad import): (rejected ids, problems).
+
+        Each draft is its own decision and audit line; one that is no longer pending is reported,
+        not fatal, so a half-done bulk action can be repeated."""
+        check_code(code, reason)
+        done: list[str] = []
+        problems: list[str] = []
+        for draft_id in draft_ids:
+            try:
+                done.append(
+                    self.reject(draft_id, reviewer=reviewer, reason=reason, code=code, now=now).draft_id
+                )
+            except ReviewError as exc:
+                problems.append(str(exc))
+        return done, problems
+
+    def reopen(
+        self,
+        draft_id: str,
+        *,
+        reviewer: str,
+        reason: str = "",
+        now: str | None = None,
+        expected_version: int | None = None,
+    ) -> Draft:
+        """Put a rejected draft back in the queue; its history (the rejection too) is kept."""
+        now = now or utc_now()
+        if not reviewer.strip():
+            raise ReviewError("--reviewer must name who reopens")
+        with self._deciding(draft_id) as draft_id:
+            draft = self.queue.get(draft_id)
+            if expected_version is not None and draft.version != expected_version:
+                raise Conflict(
+                    f"draft {draft.draft_id} changed since you opened it: version {draft.version}, "
+                    f"you saw {expected_version}; reload it",
+                    draft,
+                    expected_version,
+                )
+            if draft.status != "rejected":
+                raise ReviewError(
+                    f"cannot reopen {draft.draft_id}: it is {draft.status}"
+                    + (
+                        " (an approved record is changed by editing records/, not by reopening)"
+                        if draft.status == "approved"
+                        else ""
+                    )
+                )
+            history = [
+                *draft.history,
+                HistoryEntry(at=now, by=reviewer, action="reopened", reason=reason.strip() or None),
+            ]
+            saved = self.queue.save(
+                draft.model_copy(update={"status": "pending", "history": history}),
+                expected_version=draft.version,
+            )
+            self.audit.append(
+                {
+                    "at": now,
+                    "by": reviewer,
+                    "action": "reopened",
+                    "draft_id": draft.draft_id,
+                    "record_id": None,
+                    "reason": reason.strip() or None,
+                }
+            )
+            return saved
+
+    def stats(self) -> dict[str, Any]:
+        """From the audit log: acceptance rate, rejection reasons, most-edited fields per drafter."""
+        entries = self.audit.entries()
+        # A reopened draft's earlier rejection no longer counts: its last decision does.
+        last: dict[str, dict[str, Any]] = {}
+        for entry in entries:
+            if entry.get("action") == "reopened":
+                last.pop(entry.get("draft_id", ""), None)
+            elif entry.get("action") in ("approved", "rejected"):
+                last[entry.get("draft_id", "")] = entry
+        decided = list(last.values())
+        approved = [e for e in decided if e["action"] == "approved"]
+        rejected = [e for e in decided if e["action"] == "rejected"]
+        codes = Counter(e.get("code") or "(no code)" for e in rejected)
+        drafters: dict[str, dict[str, Any]] = {}
+        # Edits saved before a decision count with the approval they led to.
+        saved_edits: dict[str, set[str]] = {}
+        for entry in entries:
+            if entry.get("action") == "edited":
+                saved_edits.setdefault(entry.get("draft_id", ""), set()).update(
+                    c["field"].split(".")[0] for c in entry.get("changes", [])
+                )
+        for entry in approved:
+            drafter = entry.get("drafter") or self._drafter_of(entry.get("draft_id", ""))
+            slot = drafters.setdefault(drafter, {"approved": 0, "edited": 0, "fields": Counter()})
+            slot["approved"] += 1
+            fields = {c["field"].split(".")[0] for c in entry.get("changes", [])}
+            fields |= saved_edits.get(entry.get("draft_id", ""), set())
+            slot["edited"] += bool(fields)
+            slot["fields"].update(fields)
+        by_status = Counter(d.status for d in self.queue.drafts())
+        return {
+            "decisions": len(decided),
+            "approved": len(approved),
+            "rejected": len(rejected),
+            "acceptance_rate": round(len(approved) / len(decided), 3) if decided else None,
+            "rejection_reasons": dict(codes.most_common()),
+            "queue": {s: by_status.get(s, 0) for s in ("pending", "approved", "rejected")},
+            "drafters": {
+                name: {
+                    "approved": slot["approved"],
+                    "approved_with_edits": slot["edited"],
+                    "most_edited_fields": dict(slot["fields"].most_common(10)),
+                }
+                for name, slot in sorted(drafters.items())
+            },
+        }
+
+    def _drafter_of(self, draft_id: str) -> str:
+        try:
+            return self.queue.get(draft_id).source.drafter or "(unknown drafter)"
+        except ReviewError:
+            return "(unknown drafter)"

@@ -63,9 +63,10 @@ class DraftSource(_Strict):
 class HistoryEntry(_Strict):
     at: Timestamp
     by: str
-    action: Literal["drafted", "edited", "approved", "rejected", "superseded"]
+    action: Literal["drafted", "edited", "approved", "rejected", "superseded", "reopened"]
     record_id: RecordId | None = None
     reason: str | None = None
+    code: str | None = None  # a rejection's reason code (flows/review.py REJECT_CODES)
 
 
 class ModelRefusal(_Strict):

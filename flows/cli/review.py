@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings
-from flows.review import Reviews
+from flows.review import REJECT_CODES, Reviews
 from flows.store.atomic import dumps_model
 from flows.store.queue import QueueStore
 from schema.draft import Draft
@@ -102,8 +102,69 @@ def reject(
     draft_id: str,
     reviewer: Reviewer,
     reason: Annotated[str, typer.Option("--reason", help="Why: kept with the draft and in the audit log.")],
+    code: Annotated[
+        str | None,
+        typer.Option("--code", help="Reason code: " + ", ".join(REJECT_CODES) + "."),
+    ] = None,
     data_dir: DataDir = None,
 ) -> None:
     """Reject a draft, keeping it and the reason."""
-    draft = Reviews(make_settings(data_dir)).reject(draft_id, reviewer=reviewer, reason=reason)
+    draft = Reviews(make_settings(data_dir)).reject(draft_id, reviewer=reviewer, reason=reason, code=code)
     print(f"rejected {draft.draft_id}")
+
+
+@app.command("reopen")
+def reopen(
+    draft_id: str,
+    reviewer: Reviewer,
+    reason: Annotated[str, typer.Option("--reason", help="Why it goes back in the queue.")] = "",
+    data_dir: DataDir = None,
+) -> None:
+    """Put a rejected draft back in the queue; its history, the rejection too, is kept."""
+    draft = Reviews(make_settings(data_dir)).reopen(draft_id, reviewer=reviewer, reason=reason)
+    print(f"reopened {draft.draft_id}")
+
+
+@app.command("stats")
+def stats(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
+    """What reviewers did: acceptance rate, rejection reasons, most-edited fields per drafter version."""
+    figures = Reviews(make_settings(data_dir)).stats()
+    if as_json:
+        print(json.dumps(figures, ensure_ascii=False, indent=2))
+        return
+    rate = figures["acceptance_rate"]
+    queue = figures["queue"]
+    print(
+        f"decisions {figures['decisions']}: approved {figures['approved']}, rejected {figures['rejected']}"
+        + (f" (acceptance {rate:.0%})" if rate is not None else "")
+    )
+    print(f"queue: {queue['pending']} pending, {queue['approved']} approved, {queue['rejected']} rejected")
+    if figures["rejection_reasons"]:
+        print("rejection reasons:")
+        for code, count in figures["rejection_reasons"].items():
+            print(f"  {count:>5}  {code}")
+    for drafter, slot in figures["drafters"].items():
+        print(f"{drafter}: {slot['approved']} approved, {slot['approved_with_edits']} with edits")
+        for name, count in slot["most_edited_fields"].items():
+            print(f"  {count:>5}  {name}")
+
+
+@app.command("serve")
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (other than loopback needs a token).")
+    ] = ("127.0.0.1"),
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.")] = 8765,
+    data_dir: DataDir = None,
+) -> None:
+    """The reviewers' web page: the queue, each draft beside its archived source, decisions, records."""
+    from flows.web.app import serve as run
+    from flows.web.security import check_bind
+
+    settings = make_settings(data_dir)
+    try:
+        check_bind(host, settings.review_token)
+    except InputError as exc:  # a configuration to fix, not a failure: exit 2 like other usage errors
+        raise typer.BadParameter(str(exc), param_hint="--host") from exc
+    print(f"serving {settings.data_dir} at http://{host}:{port}/ (Ctrl-C stops)")
+    run(settings, host, port)

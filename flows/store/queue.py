@@ -30,6 +30,13 @@ class QueueStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         return FileLock(str(self.folder / ".queue.lock"))
 
+    def lock_for(self, draft_id: str) -> FileLock:
+        """Held while a decision on one draft is taken: two reviewers cannot decide it twice, and
+        decisions on different drafts do not wait for each other."""
+        folder = self.folder / ".locks"
+        folder.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(folder / f"{draft_id}.lock"))
+
     def add(self, draft: Draft) -> bool:
         """Queue a new draft; False when a draft with this id is already there (a duplicate)."""
         return self.add_text(draft.draft_id, draft_text(draft))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -33,8 +34,12 @@ class RecordStore:
         return sorted(p for p in self.folder.iterdir() if RECORD_FILE.match(p.name))
 
     def highest_number(self) -> int:
-        numbers = [int(RECORD_FILE.match(p.name).group(1)) for p in self.paths()]  # type: ignore[union-attr]
-        return max(numbers, default=0)
+        # Names only: building and sorting Paths cost ~20 ms an approval at a few hundred records.
+        if not self.folder.is_dir():
+            return 0
+        return max(
+            (int(m.group(1)) for n in os.listdir(self.folder) if (m := RECORD_FILE.match(n))), default=0
+        )
 
     def path_for(self, record_id: str) -> Path:
         return self.folder / f"{record_id}.json"
