@@ -176,61 +176,82 @@ def from_form(
         lang for lang in [*langs, *sorted(extra - set(langs))] if any(f"{n}.{lang}" in form for n in FIELDS)
     ]
     for name, spec in FIELDS.items():
-        if spec.control == "localized":
-            before = machine.get(name) or {}
-            text = {
-                lang: _same_text(str(form.get(f"{name}.{lang}", "")), before.get(lang))
-                for lang in posted_langs
-                if f"{name}.{lang}" in form
-            }
-            kept = {k: v for k, v in before.items() if k not in text}
-            values[name] = kept | {k: v for k, v in text.items() if v}
-        elif spec.control == "vocab-one":
-            if name in form:
-                values[name] = str(form.get(name)).strip() or "unknown"
-        elif spec.control == "vocab-many":
-            values[name] = [str(v).strip() for v in form.getlist(name) if str(v).strip()]
-        elif spec.control == "items":
-            values[name] = _items(form, name, machine.get(name) or [], posted_langs)
-        elif spec.control == "impact":
-            values[name] = {
-                key: str(form.get(f"impact.{key}", "")).strip() or "unknown"
-                for key in ("scope", "users", "region")
-            }
-        elif spec.control == "timeline":
-            timeline: dict[str, Any] = {}
-            for key in ("detected_after", "resolved_after"):
-                raw = str(form.get(f"timeline.{key}", ""))
-                try:
-                    timeline[key] = parse_duration(raw)
-                except ValueError as exc:
-                    problems.append((f"timeline.{key}", str(exc)))
-                    timeline[key] = raw  # shown again as typed, to fix; never saved (problems)
-            values[name] = timeline
-        elif spec.control in ("org", "date", "choice") and name in form:
-            values[name] = str(form.get(name)).strip() or None
+        if spec.control in ("vocab-one", "org", "date", "choice") and name not in form:
+            continue  # a single-value control not on the form leaves the draft's value
+        values[name] = _field_value(form, name, spec.control, machine, posted_langs, problems)
     if values.get("org") != machine.get("org"):
         from extractors.draft.identity import slugify
 
         values["org_slug"] = slugify(values["org"] or "") or None
-    # Related records: the suggestions ticked, and any typed ("IL-0042, IL-0107"), in that order.
+    values["related"], values["recurrence_of"] = _related(form)
+    values["sources"] = _sources(form, machine.get("sources") or [])
+    if values["date_kind"] is None:
+        values["date_kind"] = machine.get("date_kind", "published")
+    return values, problems
+
+
+def _field_value(
+    form: Any,
+    name: str,
+    control: str,
+    machine: dict[str, Any],
+    langs: list[str],
+    problems: list[tuple[str, str]],
+) -> Any:
+    """One field's value as its control posts it; a duration that does not parse joins `problems`."""
+    if control == "localized":
+        before = machine.get(name) or {}
+        text = {
+            lang: _same_text(str(form.get(f"{name}.{lang}", "")), before.get(lang))
+            for lang in langs
+            if f"{name}.{lang}" in form
+        }
+        kept = {k: v for k, v in before.items() if k not in text}
+        return kept | {k: v for k, v in text.items() if v}
+    if control == "vocab-one":
+        return str(form.get(name)).strip() or "unknown"
+    if control == "vocab-many":
+        return [str(v).strip() for v in form.getlist(name) if str(v).strip()]
+    if control == "items":
+        return _items(form, name, machine.get(name) or [], langs)
+    if control == "impact":
+        return {
+            key: str(form.get(f"impact.{key}", "")).strip() or "unknown"
+            for key in ("scope", "users", "region")
+        }
+    if control == "timeline":
+        timeline: dict[str, Any] = {}
+        for key in ("detected_after", "resolved_after"):
+            raw = str(form.get(f"timeline.{key}", ""))
+            try:
+                timeline[key] = parse_duration(raw)
+            except ValueError as exc:
+                problems.append((f"timeline.{key}", str(exc)))
+                timeline[key] = raw  # shown again as typed, to fix; never saved (problems)
+        return timeline
+    return str(form.get(name)).strip() or None  # org, date, choice
+
+
+def _related(form: Any) -> tuple[list[str], str | None]:
+    """Related records: the suggestions ticked, and any typed ("IL-0042, IL-0107"), in that order;
+    and the recurrence, ticked or typed."""
     related = [str(v).strip() for v in form.getlist("related") if str(v).strip()]
     related += [r for r in re.split(r"[\s,]+", str(form.get("related_more", ""))) if r and r not in related]
-    values["related"] = related
-    values["recurrence_of"] = (
+    recurrence = (
         str(form.get("recurrence_of", "")).strip() or str(form.get("recurrence_of_more", "")).strip() or None
     )
-    # Each source's kind and license (its URL and archived capture are facts, not edits).
-    sources = copy.deepcopy(machine.get("sources") or [])
+    return related, recurrence
+
+
+def _sources(form: Any, machine_sources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each source's kind and license (its URL and archived capture are facts, not edits)."""
+    sources = copy.deepcopy(machine_sources)
     for i, source in enumerate(sources):
         if f"sources.{i}.kind" in form:
             source["kind"] = str(form.get(f"sources.{i}.kind")).strip() or source.get("kind")
         if f"sources.{i}.license" in form:
             source["license"] = str(form.get(f"sources.{i}.license")).strip() or "unknown"
-    values["sources"] = sources
-    if values["date_kind"] is None:
-        values["date_kind"] = machine.get("date_kind", "published")
-    return values, problems
+    return sources
 
 
 def _same_text(posted: str, before: str | None) -> str:
