@@ -213,11 +213,18 @@ def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder
     return builder.without(drop) if drop else builder
 
 
+def _letter_weight(char: str) -> int:
+    # A Hangul syllable or a kanji says what two or three Latin letters say: a two-sentence Korean
+    # notice has as few letters as one English sentence.
+    return (2 if char >= "\u1100" else 1) if char.isalpha() else 0
+
+
 def _letters(builder: TextBuilder) -> int:
-    """Letters in the text, counted until the article minimum is reached (only compared to it)."""
+    """Letters in the text (CJK ones count double), counted until the article minimum is reached
+    (only compared to it)."""
     text = builder.text
-    head = sum(map(str.isalpha, text[: 8 * _MIN_ARTICLE_LETTERS]))  # enough for nearly every page
-    return head if head >= _MIN_ARTICLE_LETTERS else sum(map(str.isalpha, text))
+    head = sum(map(_letter_weight, text[: 8 * _MIN_ARTICLE_LETTERS]))  # enough for nearly every page
+    return head if head >= _MIN_ARTICLE_LETTERS else sum(map(_letter_weight, text))
 
 
 def _document(
