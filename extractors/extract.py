@@ -186,6 +186,13 @@ _BYLINE_WORDS = re.compile(r"(?i)\b(?:by|and|posted|published|on|updated|written
 _BYLINE_CHARS = 100
 
 
+def _byline_date(line: str) -> str | None:
+    from extractors.draft.dates import _dates  # the date parser of every language the drafter reads
+
+    full = [d for _a, _b, d in _dates(line, 1) if d.year > 1900]
+    return full[0].isoformat() if full else None
+
+
 def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder:
     """The title lives in Document.title: drop the heading that repeats it at the top of the text,
     and a date-and-author line right under it (blog chrome, not article)."""
@@ -209,6 +216,9 @@ def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder
                 rest = rest.replace(name.strip(), " ")
         if len(_BYLINE_WORDS.sub(" ", rest).split()) <= 4:
             drop.add(i)
+            if not meta.published:
+                # The byline's date is the publication date: keep it, the line itself goes.
+                meta.published = _byline_date(line)
             break
     return builder.without(drop) if drop else builder
 
