@@ -92,7 +92,8 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
     counts = ctx.cue_counts(field_cue(name))
     weights = CUE_ROLE_WEIGHT.get(name, {})
     # A fix is never the trigger: a sentence that reverts, restores or rolls back is the response.
-    response = _response_words() if name == "trigger" else None
+    # Nor is it a symptom: the real fix must not land in symptoms_text.
+    response = _response_words() if name in ("trigger", "symptoms_text") else None
     scored = []
     for i, s in enumerate(ctx.sentences):
         if s.role == "skip" or len(s.text) < 15:
