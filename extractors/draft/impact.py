@@ -124,6 +124,8 @@ def draft_impact(ctx: Context) -> Found:
         rank = 0 if _PEOPLE_TAIL.search(m.group(0).strip()) else 1
         if best is None or (rank, order) < best[:2]:
             best = (rank, order, s, m)
+        if rank == 0:
+            break  # the first count of people wins: nothing later can beat it
     if best is not None:
         _r, _o, s, m = best
         q = evidence(doc, s.start + m.start(), s.start + m.end(), s.heading)

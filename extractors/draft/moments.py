@@ -120,6 +120,16 @@ def _moments(ctx: Context) -> list[Moment]:
 
 
 def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
+    """The start, detect and resolve events among the moments `ms` (worked out once per page for
+    the page's own moments: the timeline and the trigger both ask)."""
+    memo = ctx.memo.setdefault("events", {})
+    key = tuple(m.start for m in ms)
+    if key not in memo:
+        memo[key] = _find_events(ms)
+    return {kind: list(found) for kind, found in memo[key].items()}
+
+
+def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
     pats, skip_start = _event_patterns()
     by_sentence: dict[int, list[Moment]] = {}
     for m in ms:
