@@ -88,7 +88,7 @@ def extract_document(
         if signed:
             warnings.append("PGP clear-signed text: signature stripped, not verified")
         info = ExtractorInfo(name="plain", version=f"incident-ingest {_version('incident-ingest')}")
-    builder = _strip_title_and_byline(builder, meta)
+    builder = _strip_chrome(_strip_title_and_byline(builder, meta), meta)
     return _document(builder, links, info, meta, url, encoding, warnings)
 
 
@@ -186,6 +186,13 @@ _BYLINE_WORDS = re.compile(r"(?i)\b(?:by|and|posted|published|on|updated|written
 _BYLINE_CHARS = 100
 
 
+def _byline_date(line: str) -> str | None:
+    from extractors.draft.dates import _dates  # the date parser of every language the drafter reads
+
+    full = [d for _a, _b, d in _dates(line, 1) if d.year > 1900]
+    return full[0].isoformat() if full else None
+
+
 def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder:
     """The title lives in Document.title: drop the heading that repeats it at the top of the text,
     and a date-and-author line right under it (blog chrome, not article)."""
@@ -209,15 +216,106 @@ def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder
                 rest = rest.replace(name.strip(), " ")
         if len(_BYLINE_WORDS.sub(" ", rest).split()) <= 4:
             drop.add(i)
+            if not meta.published:
+                # The byline's date is the publication date: keep it, the line itself goes.
+                meta.published = _byline_date(line)
             break
     return builder.without(drop) if drop else builder
 
 
+# Site chrome that trafilatura keeps on a short article: a tagline or a "Log in" link above it, the
+# copyright line below it. Only the first and last two blocks are looked at.
+_COPYRIGHT_LINE = re.compile(
+    r"(?i)©|\(c\)\s*\d{4}|\bcopyright\b|all rights reserved|무단\s*전재|無断転載|著作権"
+)
+_ACCOUNT_LINK = re.compile(
+    r"(?i)\b(?:log ?in|sign ?in|sign ?up|log ?out|register)\b|로그인|회원가입|ログイン|新規登録"
+)
+_SENTENCE_END = re.compile(r"[.!?。！？:;)]\s*$")
+_TAGLINE_WORDS = (4, 12)
+_COPYRIGHT_WORDS = 20
+_ACCOUNT_WORDS = 6
+
+
+def _account_links(line: str) -> bool:
+    """A line of account links ("Log in", "Sign in · Sign up", "로그인 | 회원가입"), nothing else."""
+    if not _ACCOUNT_LINK.search(line) or _SENTENCE_END.search(line):
+        return False
+    rest = _ACCOUNT_LINK.sub(" ", line)
+    return len(re.findall(r"\w+", rest)) <= 1 and len(line.split()) <= _ACCOUNT_WORDS
+
+
+def _site_words(meta: Metadata) -> set[str]:
+    """Words of the site's name: og:site_name, or what follows the last separator of <title>."""
+    names = [meta.site_name or ""]
+    title = meta.html_title or ""
+    for sep in (" | ", " - ", " – ", " — ", " :: ", " · "):
+        if sep in title:
+            names.append(title.rpartition(sep)[2])
+    return {w.casefold() for name in names for w in re.findall(r"\w{3,}", name)}
+
+
+def _strip_chrome(builder: TextBuilder, meta: Metadata) -> TextBuilder:
+    """Drop a tagline or account links before the article and a copyright line after it."""
+    from schema.headings import heading_role
+
+    blocks, text = builder.blocks, builder.text
+    if len(blocks) < 3:
+        return builder
+    drop: set[int] = set()
+    site = _site_words(meta)
+
+    def tagline(i: int, line: str, words: int, beside: int) -> bool:
+        # A short line that names the site, without a sentence's end, digits, an address or a
+        # heading's name, next to a paragraph ("Notes from the people who keep Quillmark running").
+        return bool(
+            site
+            and site & {w.casefold() for w in re.findall(r"\w{3,}", line)}
+            and "@" not in line
+            and ":" not in line
+            and _TAGLINE_WORDS[0] <= words <= _TAGLINE_WORDS[1]
+            and not any(c.isdigit() for c in line)
+            and not _SENTENCE_END.search(line)
+            and heading_role(line) == "other"
+            and blocks[beside].kind == "paragraph"
+        )
+
+    for i in range(min(2, len(blocks) - 1)):
+        line = text[blocks[i].start : blocks[i].end].strip()
+        words = len(line.split())
+        if blocks[i].kind != "paragraph":
+            break
+        account = _account_links(line)
+        if not (account or tagline(i, line, words, i + 1)):
+            break
+        drop.add(i)
+    for i in range(len(blocks) - 1, max(len(drop), len(blocks) - 3), -1):
+        line = text[blocks[i].start : blocks[i].end].strip()
+        words = len(line.split())
+        copyright_line = _COPYRIGHT_LINE.search(line) and words <= _COPYRIGHT_WORDS
+        account = _account_links(line)
+        if blocks[i].kind not in ("paragraph", "list_item"):
+            break
+        if not (
+            copyright_line or account or (blocks[i].kind == "paragraph" and tagline(i, line, words, i - 1))
+        ):
+            break
+        drop.add(i)
+    return builder.without(drop) if drop and len(drop) < len(blocks) else builder
+
+
+def _letter_weight(char: str) -> int:
+    # A Hangul syllable or a kanji says what two or three Latin letters say: a two-sentence Korean
+    # notice has as few letters as one English sentence.
+    return (2 if char >= "\u1100" else 1) if char.isalpha() else 0
+
+
 def _letters(builder: TextBuilder) -> int:
-    """Letters in the text, counted until the article minimum is reached (only compared to it)."""
+    """Letters in the text (CJK ones count double), counted until the article minimum is reached
+    (only compared to it)."""
     text = builder.text
-    head = sum(map(str.isalpha, text[: 8 * _MIN_ARTICLE_LETTERS]))  # enough for nearly every page
-    return head if head >= _MIN_ARTICLE_LETTERS else sum(map(str.isalpha, text))
+    head = sum(map(_letter_weight, text[: 8 * _MIN_ARTICLE_LETTERS]))  # enough for nearly every page
+    return head if head >= _MIN_ARTICLE_LETTERS else sum(map(_letter_weight, text))
 
 
 def _document(

@@ -152,15 +152,20 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text)) + len(_CJK.findall(text)) // 2
 
 
-def no_article(doc: Document) -> str | None:
+def no_article(doc: Document, folded: str | None = None) -> str | None:
     """Why the page is no article at all, or None."""
     text = doc.text
     if _LISTING.match(doc.title or "") or _LISTING.match(text):
         return NO_ARTICLE + "a directory listing"
-    if len(_WARC.findall(text)) >= 3 and "WARC-" in text:
+    if "WARC-" in text and len(_WARC.findall(text)) >= 3:
         return NO_ARTICLE + "WARC metadata fields, not a page"
+    # A page this long holds the minimum; the first thousand characters hold it for nearly every
+    # other page; only a short page is counted in full (it is short).
+    if len(text) >= 2000 or count_words(text[:1000]) >= MIN_WORDS:
+        return None
     words = count_words(text)
-    if words < MIN_ANY_WORDS or (words < MIN_WORDS and not _narrative()[0].search(_fold(text))):
+    folded = folded if folded is not None else _fold(text)
+    if words < MIN_ANY_WORDS or (words < MIN_WORDS and not _narrative()[0].search(folded)):
         return NO_ARTICLE + f"{words} words (fewer than {MIN_WORDS}, no incident wording)"
     return None
 
@@ -171,44 +176,77 @@ def no_article_reason(reasons: list[str] | tuple[str, ...]) -> bool:
     return any(r.startswith(NO_ARTICLE) for r in reasons)
 
 
-def index_page(doc: Document, folded_title: str) -> str | None:
+@cache
+def _page_lexicons() -> tuple[Lexicon, ...]:
+    """The lists the gate counts over a whole page, matched in one pass: incident words, other
+    pages' words, the index's "read more" phrases, then each look-alike class's body cues."""
+    incident, _title, _neg_title, neg_words = _narrative()
+    _index_title, read_more = _index_cues()
+    return (incident, neg_words, read_more, *(body for _cls, _t, body, _u in _classes()))
+
+
+@dataclass(frozen=True)
+class _Found:
+    """What the one pass found: each list's matches, as the lower-cased page's slices."""
+
+    incident: list[str]
+    negative: list[str]
+    read_more: list[str]
+    classes: list[list[str]]
+
+
+def _scan(folded: str) -> _Found:
+    from extractors.draft.lexicon import spans_each  # the cue matcher (Aho-Corasick); no drafting code
+
+    spans = spans_each(_page_lexicons(), folded)
+    found = [[folded[a:b] for a, b in each] for each in spans]
+    return _Found(found[0], found[1], found[2], found[3:])
+
+
+def index_page(doc: Document, folded_title: str, found: _Found) -> str | None:
     """Why the page is a list of other pages (blog index, tag or category page), or None."""
-    title_cue, read_more = _index_cues()
-    text = _fold(doc.text)
-    more = read_more.count(text)
+    title_cue, _read_more = _index_cues()
+    more = len(found.read_more)
+    if more >= MIN_INDEX_ENTRIES:
+        return f"look-alike (index or tag page): {more} 'read more' links"
+    links = len(doc.links)
+    if links < MIN_INDEX_ENTRIES:
+        return None
     # A list entry that is a link to another page, dated ("2024-05-02: API outage"): an index lists
     # reports so; a postmortem's timeline entries are dated too, but are not links.
     link_texts = tuple({t for link in doc.links if len(t := link.text.strip()) >= 8})
     dated = 0
-    for b in doc.blocks:
-        item = doc.text[b.start : b.end]
-        if b.kind == "list_item" and _DATED_ITEM.match(item) and item.startswith(link_texts):
-            dated += 1
-    words = max(1, count_words(doc.text))
-    per_100 = 100 * len(doc.links) / words
-    if more >= MIN_INDEX_ENTRIES:
-        return f"look-alike (index or tag page): {more} 'read more' links"
+    if len(link_texts) >= MIN_INDEX_ENTRIES:
+        for b in doc.blocks:
+            if b.kind != "list_item":
+                continue
+            item = doc.text[b.start : b.end]
+            if _DATED_ITEM.match(item) and item.startswith(link_texts):
+                dated += 1
     if dated >= MIN_INDEX_ENTRIES:
         return f"look-alike (index or tag page): {dated} list entries that are dated links"
-    if len(doc.links) >= MIN_INDEX_LINKS and per_100 > MAX_LINKS_PER_100_WORDS:
-        return f"look-alike (index or tag page): {len(doc.links)} links in {words} words"
-    if (m := title_cue.search(folded_title)) and len(doc.links) >= MIN_INDEX_LINKS:
-        return f"look-alike (index or tag page): title says {m.group(0)!r}, {len(doc.links)} links"
+    if links >= MIN_INDEX_LINKS:
+        words = max(1, count_words(doc.text))
+        if 100 * links / words > MAX_LINKS_PER_100_WORDS:
+            return f"look-alike (index or tag page): {links} links in {words} words"
+        if m := title_cue.search(folded_title):
+            return f"look-alike (index or tag page): title says {m.group(0)!r}, {links} links"
     return None
 
 
-def look_alike(doc: Document, folded_title: str) -> str | None:
+def look_alike(doc: Document, folded_title: str, found: _Found, folded: str) -> str | None:
     """The look-alike class the page belongs to, as a reason, or None."""
-    text = _fold(doc.text)
-    both = folded_title + "\n" + text
-    for cls, title, body, unless in _classes():
+    both: str | None = None
+    for i, (cls, title, _body, unless) in enumerate(_classes()):
         t = title.search(folded_title)
-        words = sorted(set(body.findall(text)))
+        words = sorted(set(found.classes[i]))
         points = (W_CLASS_TITLE if t else 0) + min(MAX_CLASS_BODY, len(words))
         if points < CLASS_BAR or (t and not words):
             continue
-        if cls.unless and unless.search(both):
-            continue  # e.g. a maintenance that overran: an incident after all
+        if cls.unless:
+            both = both if both is not None else folded_title + "\n" + folded
+            if unless.search(both):
+                continue  # e.g. a maintenance that overran: an incident after all
         said = [f"title says {t.group(0)!r}"] if t else []
         if words:
             said.append("wording: " + ", ".join(words[:4]))
@@ -220,17 +258,18 @@ def judge(doc: Document, signals: Signals | None = None) -> Verdict:
     """The gate's verdict on one extracted page, with its reasons."""
     signals = signals or Signals()
     title = _fold(doc.title or "")
-    if why := no_article(doc):
+    folded = doc.text.lower()  # the cue lists are lower-case; NFKC of a whole page costs more than it finds
+    if why := no_article(doc, folded):
         return Verdict(verdict=False, score=0.0, reasons=[why])
-    for check in (index_page, look_alike):
-        if why := check(doc, title):
-            return Verdict(verdict=False, score=0.05, reasons=[why])
-    return _narrative_verdict(doc, title, signals)
+    found = _scan(folded)
+    if why := index_page(doc, title, found) or look_alike(doc, title, found, folded):
+        return Verdict(verdict=False, score=0.05, reasons=[why])
+    return _narrative_verdict(folded, title, signals, found)
 
 
-def _narrative_verdict(doc: Document, title: str, signals: Signals) -> Verdict:
-    incident, title_words, neg_title, neg_words = _narrative()
-    text = doc.text.lower()
+def _narrative_verdict(text: str, title: str, signals: Signals, found: _Found) -> Verdict:
+    """The log-odds score over incident wording, headings and times (`text`: the page lower-cased)."""
+    _incident, title_words, neg_title, _neg_words = _narrative()
     score, reasons = BIAS, []
     if m := title_words.search(title):
         score += W_TITLE
@@ -243,7 +282,7 @@ def _narrative_verdict(doc: Document, title: str, signals: Signals) -> Verdict:
     strong = [r for r in roles if r in STRONG_ROLES]
     score += W_HEADING * min(MAX_HEADINGS, len(strong))
     score += W_WEAK_HEADING * min(MAX_HEADINGS, len(roles) - len(strong))
-    words = len(incident.findall(text))
+    words = len(found.incident)
     density = words / max(1.0, len(text) / 1000)
     score += W_DENSITY * min(MAX_DENSITY, density)
     if words:
@@ -255,7 +294,7 @@ def _narrative_verdict(doc: Document, title: str, signals: Signals) -> Verdict:
     if m := neg_title.search(title):
         score -= W_NEG_TITLE
         reasons.append(f"not-incident title: {m.group(0)}")
-    negs = sorted(set(neg_words.findall(text)))
+    negs = sorted(set(found.negative))
     if negs:
         score -= W_NEG_WORD * min(MAX_NEG_WORDS, len(negs))
         reasons.append("not-incident wording: " + ", ".join(negs[:MAX_NEG_WORDS]))

@@ -1,218 +1,33 @@
-"""Quote helpers: sentences of a Document with their section role, and Evidence that always matches."""
+"""Evidence, confidence and the Found accumulator the field drafters fill; the page context and
+cue lists live in context.py and cues.py (re-exported here for the drafters that import them so)."""
 
 from __future__ import annotations
 
-import json
 import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
-from functools import cache, cached_property
-from pathlib import Path
-from typing import Any
 
-from extractors.draft.lexicon import Lexicon, counts_within_each
-from extractors.sentences import split_sentences, trim
-from schema.document import Block, Document, Section
+from extractors.draft.context import Context, Sentence, heading_role_by_keyword, own_split_sentences
+from extractors.draft.cues import cue_pattern, cues, field_cue
+from extractors.sentences import trim
+from schema.document import Document
 from schema.draft import Confidence, Evidence, Method
-from schema.headings import heading_role
 
-# Sentence ends: Latin punctuation followed by space, or CJK full stops (no space needed).
-_LATIN_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
-_CJK_END = re.compile(r"(?<=[。！？])[」』）)]*\s*(?=\S)")
-# Abbreviations that end in a period but not a sentence.
-_ABBREV = re.compile(r"(?:\b(?:e\.g|i\.e|etc|vs|approx|Mr|Ms|Dr|St|No|Inc|Ltd|U\.S|cf)\.)$", re.I)
 _SPACE = re.compile(r"\s")
-# Front matter a page shows as text (+++ TOML +++ or --- YAML ---, or several key = "value" pairs).
-_FRONT_MATTER = re.compile(r"^\s*(?:\+\+\+|---)\s*\w+\s*[:=]|(?:\b\w+ = \"[^\"]*\"\s*){2,}")
 
-
-def _front_matter(text: str) -> bool:
-    # Every match holds one of these: a substring test spares most blocks the regex's word-by-word scan.
-    return ("+++" in text or "---" in text or ' = "' in text) and bool(_FRONT_MATTER.search(text))
-
-
-def own_split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """Split text[start:end] into sentence spans, trimmed of surrounding whitespace."""
-    end = len(text) if end is None else end
-    cuts = [start]
-    chunk = text[start:end]
-    for pattern in (_LATIN_END, _CJK_END, re.compile(r"\n+")):
-        for m in pattern.finditer(chunk):
-            before = chunk[: m.start()]
-            if pattern is _LATIN_END and _ABBREV.search(before):
-                continue
-            cuts.append(start + m.end())
-    cuts = sorted(set(cuts)) + [end]
-    spans = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        a, b = trim(text, a, b)
-        if b > a:
-            spans.append((a, b))
-    return spans
-
-
-def _split(text: str, lang: str, start: int, end: int) -> list[tuple[int, int]]:
-    """The extraction package's splitter; ours when it fails (same contract)."""
-    try:
-        spans = split_sentences(text, lang, start=start, end=end)
-    except Exception:  # noqa: BLE001 - a splitter bug must not cost the whole draft
-        return own_split_sentences(text, start, end)
-    # Re-trim and keep only spans inside the block: a quote must be an exact slice.
-    out = []
-    for a, b in spans:
-        a, b = trim(text, max(a, start), min(b, end))
-        if b > a:
-            # Their splitter may keep line breaks inside a sentence; ours cuts there too.
-            out.extend(own_split_sentences(text, a, b) if "\n" in text[a:b] else [(a, b)])
-    return out
-
-
-@dataclass(frozen=True)
-class Sentence:
-    """One sentence of the document, where it sits and what its section is about."""
-
-    start: int
-    end: int
-    text: str
-    role: str  # the section role ("other" when no heading says)
-    heading: str | None
-    kind: str  # the block kind: paragraph, list_item, table_row, ...
-    block: int  # index of the block in Document.blocks (-1: no blocks)
-
-
-@dataclass
-class Context:
-    """A Document with its sentences and section roles worked out once for all field drafters."""
-
-    doc: Document
-    heading_roles: dict[str, str] = field(default_factory=dict)  # overrides computed by the drafter
-    memo: dict[str, Any] = field(default_factory=dict)  # work several drafters share (hits, moments)
-
-    @cached_property
-    def lang(self) -> str:
-        from extractors.draft.identity import detect_language
-
-        return detect_language(self.doc)
-
-    def role_at(self, offset: int) -> tuple[str, str | None]:
-        """The role and heading of the innermost section at `offset` that has a role."""
-        found = [s for s in self.doc.sections if s.start <= offset < s.end]
-        found.sort(key=lambda s: -s.level)
-        heading = found[0].heading if found else None
-        for section in found:
-            role = self.section_role(section)
-            if role != "other":
-                return role, heading
-        return "other", heading
-
-    def section_role(self, section: Section) -> str:
-        if section.heading in self.heading_roles:
-            return self.heading_roles[section.heading]
-        role: str = section.role
-        if role == "other":
-            role = heading_role_by_keyword(section.heading)
-        self.heading_roles[section.heading] = role
-        return role
-
-    @cached_property
-    def blocks(self) -> list[Block]:
-        if self.doc.blocks:
-            return list(self.doc.blocks)
-        # No block structure: every non-empty line is a paragraph.
-        out = []
-        for m in re.finditer(r"[^\n]+", self.doc.text):
-            a, b = trim(self.doc.text, m.start(), m.end())
-            if b > a:
-                out.append(Block(kind="paragraph", start=a, end=b))
-        return out
-
-    @cached_property
-    def sentences(self) -> list[Sentence]:
-        text = self.doc.text
-        out: list[Sentence] = []
-        for i, block in enumerate(self.blocks):
-            if block.kind in ("heading", "code"):
-                continue
-            role, heading = self.role_at(block.start)
-            if _front_matter(text[block.start : block.end]):
-                role = "skip"  # a page that prints its own front matter: config, not prose
-            if block.kind in ("list_item", "table_row"):
-                spans = [trim(text, block.start, block.end)]
-                if block.kind == "list_item" and block.end - block.start > 300:
-                    spans = _split(text, self.lang, block.start, block.end)
-            else:
-                spans = _split(text, self.lang, block.start, block.end)
-            for a, b in spans:
-                if b > a and text[a:b].strip():
-                    out.append(Sentence(a, b, text[a:b], role, heading, block.kind, i))
-        return out
-
-    @cached_property
-    def folded(self) -> str | None:
-        """The text lower-cased so that a case-sensitive search for lower-case ASCII finds every
-        hit of the same search with re.IGNORECASE, offsets unchanged; None where it cannot be.
-
-        re.IGNORECASE also matches i to İ and ı, s to ſ (re._casefix); lower() turns İ into two
-        characters, so it is mapped first. A case-sensitive search is about 8x faster."""
-        folded = self.doc.text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
-        return folded if len(folded) == len(self.doc.text) else None
-
-    @cached_property
-    def _bounds(self) -> tuple[list[int], list[int]] | None:
-        """The sentences' starts and ends, for touching; None unless in order and disjoint."""
-        starts = [s.start for s in self.sentences]
-        ends = [s.end for s in self.sentences]
-        return None if any(b > a for a, b in zip(starts[1:], ends, strict=False)) else (starts, ends)
-
-    @cached_property
-    def _lowered(self) -> str | None:
-        """text.lower() where its slices are the sentences' own lower(): None when lower() is not
-        one character for one (İ), or depends on the neighbours (Σ turns ς at a word's end)."""
-        text = self.doc.text
-        lower = text.lower()
-        return lower if len(lower) == len(text) and "\u03a3" not in text else None
-
-    def cue_counts(self, lexicon: Lexicon) -> dict[int, int]:
-        """By sentence start, `lexicon.count(s.text.lower())` of every sentence that has a match:
-        one pass over the page rather than one a sentence (these were 400 calls a page)."""
-        memo = self.memo.setdefault("cue_counts", {})
-        if lexicon in memo:
-            return memo[lexicon]
-        sents = self.sentences
-        if self._lowered is not None and self._bounds is not None:
-            # The field cue lists are all asked for on most pages: count them in one pass.
-            joint = _field_cues() if lexicon in _field_cues() else (lexicon,)
-            found = counts_within_each(joint, self._lowered, *self._bounds)
-            for each, counts in zip(joint, found, strict=True):
-                memo[each] = {sents[i].start: n for i, n in counts.items()}
-        else:
-            memo[lexicon] = {s.start: n for s in sents if (n := lexicon.count(s.text.lower()))}
-        return memo[lexicon]
-
-    def touching(self, pattern: re.Pattern[str], *, folded: bool = False) -> set[int] | None:
-        """The indices of the sentences that a match of `pattern` in the whole text (in
-        Context.folded with `folded`) overlaps; None (check every sentence) when the sentences
-        are not in order, disjoint, or there is no folded text.
-
-        Every sentence with a match of its own is among them, for a pattern without look-arounds,
-        anchors or `\\b` (a match in a sentence is then a match in the text): the scan of the
-        text either finds a match that starts inside the sentence, or has consumed the sentence's
-        match's start with a match that overlaps it. So one scan of the text spares the
-        sentences that cannot match their own search."""
-        text = self.folded if folded else self.doc.text
-        if self._bounds is None or text is None:
-            return None
-        starts, ends = self._bounds
-        out: set[int] = set()
-        for m in pattern.finditer(text):
-            i = bisect_right(ends, m.start())  # the first sentence ending after the match starts
-            while i < len(starts) and starts[i] < max(m.end(), m.start() + 1):
-                out.add(i)
-                i += 1
-        return out
-
-    def by_role(self, role: str) -> list[Sentence]:
-        return [s for s in self.sentences if s.role == role]
+__all__ = [
+    "Context",
+    "Found",
+    "Sentence",
+    "confidence",
+    "cue_pattern",
+    "cues",
+    "evidence",
+    "field_cue",
+    "heading_role_by_keyword",
+    "own_split_sentences",
+    "sentence_evidence",
+    "squeeze",
+]
 
 
 def evidence(doc: Document, start: int, end: int, section: str | None = None) -> Evidence:
@@ -264,31 +79,3 @@ class Found:
                     seen.append(q)
         if conf is not None:
             self.confidence[key] = conf
-
-
-@cache
-def cues() -> dict:
-    """The cue lexicons of data/cues.json."""
-    return json.loads((Path(__file__).parent / "data" / "cues.json").read_text(encoding="utf-8"))
-
-
-def cue_pattern(phrases: list[str]) -> Lexicon:
-    """The matcher of a cue list, to search lower-cased text: Latin phrases match at word starts,
-    CJK ones anywhere (see extractors/draft/lexicon.py)."""
-    return Lexicon(phrases)
-
-
-@cache
-def field_cue(name: str) -> Lexicon:
-    return cue_pattern(cues()["fields"].get(name, []))
-
-
-@cache
-def _field_cues() -> tuple[Lexicon, ...]:
-    return tuple(field_cue(name) for name in cues()["fields"])
-
-
-def heading_role_by_keyword(heading: str) -> str:
-    """A role for a heading the extractor left 'other' (a Document built without roles): the one
-    heading classifier's (schema/headings.py), whose last resort is keywords in the heading."""
-    return heading_role(heading)

@@ -111,6 +111,10 @@ def clean_site_name(name: str) -> str:
 _HOST_LIKE = re.compile(r"^(?:https?://)?[\w-]+(?:\.[\w-]+)+/?$")
 
 
+# The word every team line of a language holds.
+_TEAM_WORD = {"en": "team", "ko": "팀", "ja": "チーム"}
+
+
 @cache
 def _team_patterns() -> dict[str, re.Pattern[str]]:
     lines = publishers()["team_lines"]
@@ -122,7 +126,10 @@ def team_name(ctx: Context, slug: str | None) -> str | None:
     most often given; one that matches the domain's name wins a tie."""
     counts: dict[str, int] = {}
     text = ctx.doc.text[:50000]
-    for pattern in _team_patterns().values():
+    lower = text.lower()
+    for lang, pattern in _team_patterns().items():
+        if _TEAM_WORD[lang] not in lower:
+            continue  # the pattern's scan costs more than this test
         for m in pattern.finditer(text):
             name = clean_site_name(m.group(1))
             if name and len(name) >= 2 and not _HOST_LIKE.match(name):

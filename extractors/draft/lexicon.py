@@ -129,3 +129,17 @@ def counts_within_each(
                 if at.get(begin, 0) < size:
                     at[begin] = size
     return [{i: len(_leftmost_longest(at)) for i, at in per_span.items()} for per_span in longest]
+
+
+def spans_each(lexicons: tuple[Lexicon, ...], text: str) -> list[list[tuple[int, int]]]:
+    """For each lexicon, `lexicon.spans(text)`, from one pass over `text` for them all."""
+    longest: list[dict[int, int]] = [{} for _ in lexicons]
+    if text and any(lexicon.phrases for lexicon in lexicons):
+        for last, (size, word_start, owners) in _joint(lexicons).iter(text):
+            begin = last - size + 1
+            if word_start and begin and _word_char(text[begin - 1]):
+                continue
+            for k in owners:
+                if longest[k].get(begin, 0) < size:
+                    longest[k][begin] = size
+    return [_leftmost_longest(at) for at in longest]

@@ -121,12 +121,13 @@ def _has_context(ctx: Context, pattern: re.Pattern[str]) -> bool:
 
 
 @cache
-def _pairs(kind: Kind) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
-    """Terms stated by one word of each group in one sentence (data/tags.json "pairs")."""
+def _pairs(kind: Kind) -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[tuple[str, ...], ...]], ...]:
+    """Terms stated by one word of each group in one sentence (data/tags.json "pairs"): the
+    matchers, and the lower-cased words for a quick substring test first."""
     out = []
     for term, groups in sorted(settings().get("pairs", {}).get(kind, {}).items()):
         pats = tuple(re.compile("|".join(_pair_form(w) for w in group), re.I) for group in groups)
-        out.append((term, pats))
+        out.append((term, pats, tuple(tuple(w.lower() for w in group) for group in groups)))
     return tuple(out)
 
 
@@ -135,16 +136,28 @@ def _pair_form(word: str) -> str:
     return rf"(?<![\w]){re.escape(word)}" if word.isascii() else re.escape(word)
 
 
+def _names_all(text: str, groups: tuple[tuple[str, ...], ...]) -> bool:
+    return all(any(w in text for w in group) for group in groups)
+
+
 def _pair_hits(ctx: Context, kind: Kind, table: str) -> list[tuple[str, float, Sentence, int, int]]:
     pairs = _pairs(kind)
     if not pairs:
+        return []
+    # Only terms whose every group the page names somewhere are looked for sentence by sentence.
+    low = ctx.folded or ctx.doc.text.lower()
+    live = [(term, pats, groups) for term, pats, groups in pairs if _names_all(low, groups)]
+    if not live:
         return []
     out = []
     for sent in ctx.sentences:
         w = _weight(table, sent.role)
         if w <= 0:
             continue
-        for term, pats in pairs:
+        lowered = sent.text.lower()
+        for term, pats, groups in live:
+            if not _names_all(lowered, groups):
+                continue
             found = [p.search(sent.text) for p in pats]
             if all(found):
                 a = min(m.start() for m in found if m)

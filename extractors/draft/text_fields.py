@@ -82,7 +82,8 @@ def _lead(ctx: Context) -> list[Sentence]:
     blocks_seen: dict[int, int] = {}
     for s in out:
         blocks_seen[s.block] = blocks_seen.get(s.block, 0) + len(s.text)
-    out = [s for s in out if blocks_seen[s.block] >= MIN_LEAD_CHARS]
+    least = MIN_LEAD_CHARS * (CJK_FACTOR if ctx.lang in ("ko", "ja", "zh") else 1)
+    out = [s for s in out if blocks_seen[s.block] >= least]
     # Stay under the first heading the lead starts in: later sections are not the summary.
     return [s for s in out if s.heading == out[0].heading] if out else []
 
@@ -91,7 +92,8 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
     counts = ctx.cue_counts(field_cue(name))
     weights = CUE_ROLE_WEIGHT.get(name, {})
     # A fix is never the trigger: a sentence that reverts, restores or rolls back is the response.
-    response = _response_words() if name == "trigger" else None
+    # Nor is it a symptom: the real fix must not land in symptoms_text.
+    response = _response_words() if name in ("trigger", "symptoms_text") else None
     scored = []
     for i, s in enumerate(ctx.sentences):
         if s.role == "skip" or len(s.text) < 15:
@@ -107,6 +109,18 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
 
 
 @cache
+def _preamble_words() -> Lexicon:
+    return cue_pattern(cues()["not_summary"])
+
+
+def _no_preamble(sentences: list[Sentence]) -> list[Sentence]:
+    """Without the greeting, the author's introduction and the table of contents a post may open
+    with ("Hi everyone, I'm Kim from the platform team."): a summary is the incident in brief."""
+    preamble = _preamble_words()
+    return [s for s in sentences if not preamble.search(s.text.lower()) and s.role != "skip"]
+
+
+@cache
 def _response_words() -> Lexicon:
     t = cues()["timeline"]
     return cue_pattern([*t["fix_words"], *t["resolve"]])
@@ -117,10 +131,12 @@ def draft_text_field(ctx: Context, name: str) -> Found:
     lang = ctx.lang
     limit = budget(name, lang)
     in_section = [s for s in ctx.by_role(name) if s.kind != "code"]
+    if name == "summary":
+        in_section = _no_preamble(in_section)
     if in_section:
         chosen, conf = take(in_section, limit), confidence(0.75, "heading")
     elif name == "summary":
-        chosen, conf = take(_lead(ctx), limit), confidence(0.6, "rule")
+        chosen, conf = take(_no_preamble(_lead(ctx)), limit), confidence(0.6, "rule")
     else:
         chosen, conf = take(cue_sentences(ctx, name), limit), confidence(0.4, "cue")
     if chosen:

@@ -139,3 +139,30 @@ def test_flows_keeps_only_a_thin_wrapper() -> None:
     from flows import gate as flows_gate
 
     assert flows_gate.gate is prefetch
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "Recap: the login outage of May 2",
+            "<p>On May 2 user sessions were dropped and logins failed for 40 minutes; about 900 users were "
+            "affected.</p><h2>Root cause</h2><p>A cache eviction bug dropped every session.</p>"
+            "<h2>Resolution</h2><p>We rolled back the cache release and sessions recovered.</p>",
+        ),
+        (
+            "결제 서버 장애 회고",
+            "<p>5월 2일 오후 2시 결제 서버에서 장애가 발생했습니다. 약 900명의 사용자가 결제하지 못했습니다.</p>"
+            "<h2>원인</h2><p>설계 단계에서 트래픽 급증에 대비하지 못했고, 이런 경우에 대한 테스트가 없었습니다.</p>"
+            "<h2>조치</h2><p>서버를 증설해 2시 40분에 복구했습니다.</p>",
+        ),
+        (
+            "Apply the patch: what went wrong in our May 2 deploy",
+            "<p>On May 2 a deploy broke checkout for 30 minutes. Team members applied the patch by hand; "
+            "teammates on call were paged at 14:05.</p><h2>Root cause</h2><p>A missing migration.</p>",
+        ),
+    ],
+)
+def test_reports_that_share_words_with_a_look_alike_class_are_kept(title: str, body: str) -> None:
+    result = draft_page(page(title, body), url="https://e.example/k/")
+    assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons

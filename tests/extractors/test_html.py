@@ -195,3 +195,47 @@ def test_link_only_list_under_a_known_heading_is_put_back() -> None:
     items = [doc.block_text(b) for b in doc.blocks if b.kind == "list_item"]
     assert items == ["Certificate renewal runbook", "Paging policy"]
     assert doc.sections[-1].heading == "References" and doc.sections[-1].role == "skip"
+
+
+SHORT_ARTICLE = (
+    "<p>On May 2 the Quillmark API returned errors for 40 minutes after a bad configuration change.</p>"
+    "<p>We rolled the change back at 14:40 UTC and service recovered. We are sorry for the disruption.</p>"
+)
+CHROME_TEMPLATES = {
+    "header-and-footer": (
+        '<header><ul><li><a href="/">Home</a></li><li><a href="/login">Log in</a></li></ul>'
+        "<p>Notes from the people who keep Quillmark running</p></header><main><h1>API outage on May 2</h1>"
+        "{body}</main><footer><p>© 2024 Quillmark. All rights reserved.</p></footer>"
+    ),
+    "bare-divs": (
+        '<div class="top"><a href="/login">Log in</a> <span>Notes from the people who keep Quillmark '
+        'running</span></div><div class="content"><h2>API outage on May 2</h2>{body}</div>'
+        '<div class="bottom">© 2024 Quillmark. All rights reserved.</div>'
+    ),
+    "no-containers": (
+        '<a href="/login">Log in</a><p class="tag">Notes from the people who keep Quillmark running</p>'
+        '<h1>API outage on May 2</h1>{body}<p class="copy">© 2024 Quillmark. All rights reserved.</p>'
+    ),
+}
+
+
+@pytest.mark.parametrize("template", sorted(CHROME_TEMPLATES))
+def test_short_article_on_an_unfamiliar_template_keeps_the_chrome_out(template: str) -> None:
+    html = (
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>API outage on May 2 | Quillmark'
+        "</title></head><body>" + CHROME_TEMPLATES[template].format(body=SHORT_ARTICLE) + "</body></html>"
+    )
+    doc = extract_document(html.encode(), url="https://e.example/x/", content_type="text/html")
+    for chrome in ("Log in", "Notes from the people", "©", "All rights reserved"):
+        assert chrome not in doc.text, (template, doc.text)
+    assert doc.text.startswith("On May 2") and doc.text.endswith("sorry for the disruption.")
+
+
+def test_a_closing_signature_line_is_article_not_chrome() -> None:
+    body = SHORT_ARTICLE + "<p>Support these efforts and more here: https://e.example/sponsors</p>"
+    html = (
+        "<html><head><title>API outage | Quillmark</title></head><body><article><h1>API outage</h1>"
+        f"{body}</article><footer>© Quillmark</footer></body></html>"
+    )
+    doc = extract_document(html.encode(), url="https://e.example/x/", content_type="text/html")
+    assert "Support these efforts" in doc.text and "©" not in doc.text

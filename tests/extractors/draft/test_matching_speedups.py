@@ -9,7 +9,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from extractors import extract_document
-from extractors.draft import evidence, impact, severity, timeline
+from extractors.draft import context, impact, severity, timeline
+from extractors.draft import dates as date_parsing
 from extractors.draft.evidence import Context, cue_pattern, cues
 from extractors.draft.lexicon import counts_within_each
 from extractors.sentences import split_sentences
@@ -189,7 +190,7 @@ def test_cjk_durations_need_a_unit(text: str) -> None:
     """The matches _stated keeps (a number with a unit) all hold a _CJK_UNIT character."""
     for m in timeline.DURATION_CJK.finditer(text):
         if (m[1] or m[2] or m[3]) and m.end() - m.start() >= 2:
-            assert timeline._CJK_UNIT.search(text), text
+            assert date_parsing._CJK_UNIT.search(text), text
 
 
 def _span(m: re.Match[str] | None) -> tuple[int, int] | None:
@@ -231,7 +232,7 @@ def test_impact_gates_on_our_pages() -> None:
 @example("--- title: x")
 def test_front_matter_gate_keeps_every_match(text: str) -> None:
     """The substring test before _FRONT_MATTER skips only blocks the regex would not match."""
-    assert evidence._front_matter(text) == bool(evidence._FRONT_MATTER.search(text)), text
+    assert context._front_matter(text) == bool(context._FRONT_MATTER.search(text)), text
 
 
 def _own_hits(ctx: Context, pattern: re.Pattern[str]) -> set[int]:
@@ -309,8 +310,8 @@ TIME_PIECES += [
 
 
 def _parsed(ctx: Context) -> tuple[set[int], set[int]]:
-    times = {i for i, s in enumerate(ctx.sentences) if timeline._times(s.text, [])}
-    dates = {i for i, s in enumerate(ctx.sentences) if timeline._dates(s.text, 2000)}
+    times = {i for i, s in enumerate(ctx.sentences) if date_parsing._times(s.text, [])}
+    dates = {i for i, s in enumerate(ctx.sentences) if date_parsing._dates(s.text, 2000)}
     return times, dates
 
 

@@ -74,3 +74,22 @@ def test_team_lines_in_korean_and_japanese(sentence: str, org: str) -> None:
 
 def test_the_domain_when_nothing_else_names_the_publisher() -> None:
     assert org_of(page(), "https://engineering.quillmark.example/outage/")[1] == "quillmark"
+
+
+@pytest.mark.parametrize(
+    "byline",
+    [
+        "2024년 3월 5일 · 김철수",
+        "2024年3月5日 山田",
+        "2024.03.05",
+        "Posted on March 5, 2024 by Priya",
+        "5 March 2024",
+    ],
+)
+def test_the_byline_date_is_the_publication_date_in_three_languages(byline: str) -> None:
+    body = (
+        f"<p>{byline}</p><p>On the previous day the API returned errors for 40 minutes after a bad deploy; "
+        "most requests failed.</p><h2>Root cause</h2><p>A config change.</p>"
+    )
+    record = draft_page(page(body=body), url="https://e.example/p/", now="2026-01-01T00:00:00Z").draft.record
+    assert (record.date, record.date_kind) == ("2024-03-05", "published")

@@ -94,3 +94,14 @@ def test_the_fix_is_not_the_trigger() -> None:
     draft = draft_page(page("en", CASES["en-am-pm"][1]), url="https://e.example/t/").draft
     trigger = (draft.record.trigger or {}).get("en", "")
     assert "errors begin" in trigger and "reverted" not in trigger
+
+
+def test_the_fix_does_not_land_in_symptoms_text() -> None:
+    body = (
+        "<p>On May 2 checkout was broken for an hour.</p><h2>What happened</h2><p>Customers saw 502 errors "
+        "and slow pages on checkout. We restored service by rolling back the deploy, and the errors stopped."
+        "</p><h2>Root cause</h2><p>A config change removed the pool limit.</p>"
+    )
+    draft = draft_page(page("en", body), url="https://e.example/s/").draft
+    text = (draft.record.symptoms_text or {}).get("en", "")
+    assert "502 errors" in text and "rolling back" not in text

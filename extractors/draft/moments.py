@@ -1,0 +1,176 @@
+"""Moments: every clock time of a page with its date, and the incident's events among them
+(first impact, detection, recovery), read from the event cue lists."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from functools import cache
+
+from extractors.draft.context import Context, Sentence
+from extractors.draft.cues import cue_pattern, cues
+from extractors.draft.dates import DATE_GATES, TIME_GATE, _dates, _default_zone, _times
+from extractors.draft.lexicon import Lexicon
+
+
+@dataclass(frozen=True)
+class Moment:
+    at: datetime  # naive: UTC when a zone was given or the page's default zone
+    start: int  # offset of the time expression in Document.text
+    end: int
+    sentence: Sentence
+    explicit_date: bool
+
+
+@cache
+def _event_patterns():
+    t = cues()["timeline"]
+    return {k: cue_pattern(t[k]) for k in ("start", "detect", "resolve")}, cue_pattern(t["skip_start"])
+
+
+# A time this much earlier than the previous entry of a timeline is the next day (23:16 -> 00:28);
+# smaller steps back are entries out of order (14:46 then 14:44), as real timelines have.
+ROLLOVER_GAP = timedelta(hours=6)
+
+
+def moments(ctx: Context) -> list[Moment]:
+    """Every clock time of the page with its date: the same sentence's date, else the last one seen.
+
+    Rules: a bare time that some other sentence gives with a full date takes that date; inside a
+    timeline section a time earlier than the previous one rolls over to the next day. Worked out
+    once per page: the timeline, the trigger and the verdict all read it."""
+    if "moments" not in ctx.memo:
+        ctx.memo["moments"] = tuple(_moments(ctx))
+    return list(ctx.memo["moments"])
+
+
+def gated_sentences(ctx: Context) -> tuple[set[int] | None, set[int] | None]:
+    """The sentences that may state a time, and those that may state a date (None: any)."""
+    found = [ctx.touching(gate, folded=True) for gate in DATE_GATES]
+    dated = None if None in found else set().union(*found)  # type: ignore[arg-type]
+    return ctx.touching(TIME_GATE), dated
+
+
+def _moments(ctx: Context) -> list[Moment]:
+    doc = ctx.doc
+    year = int(doc.published[:4]) if doc.published and doc.published[:4].isdigit() else 2000
+    timed, dated = gated_sentences(ctx)
+    every = [_times(s.text, []) if timed is None or i in timed else [] for i, s in enumerate(ctx.sentences)]
+    zone = _default_zone(every)
+    full: dict[tuple[int, int], date] = {}
+    parsed = []
+    for i, (s, plain) in enumerate(zip(ctx.sentences, every, strict=True)):
+        if s.role == "skip":
+            continue
+        ds = _dates(s.text, year) if dated is None or i in dated else []
+        # Times inside a date are left out; with no date, or no time at all, that changes nothing.
+        ts = _times(s.text, [(a, b) for a, b, _ in ds]) if ds and plain else plain
+        parsed.append((s, ds, ts))
+        for t in ts:
+            same = [d for a, b, d in ds if b <= t[0]]
+            if same:
+                full.setdefault((t[2], t[3]), same[-1])
+    out: list[Moment] = []
+    current: date | None = None
+    last: datetime | None = None
+    last_role = None
+    for s, ds, ts in parsed:
+        pos_dates = list(ds)
+        if not ts:
+            if pos_dates:
+                current = pos_dates[-1][2]
+                last = None
+            continue
+        prev_end = -10
+        for a, b, h, mi, sec, tz in ts:
+            # Two zones for one instant ("13:14 EDT (17:14 UTC)"): the first is kept, the echo skipped.
+            echo = a - prev_end <= 3 and re.fullmatch(r"[\s(（/]*", s.text[prev_end:a] or "") is not None
+            prev_end = b
+            if echo:
+                continue
+            before = [d for x, y, d in pos_dates if y <= a + 1]
+            explicit = bool(before) or bool([d for x, y, d in pos_dates if x >= b and x - b < 3])
+            if before:
+                day = before[-1]
+            elif explicit:
+                day = next(d for x, y, d in pos_dates if x >= b)
+            elif (h, mi) in full:
+                day = full[(h, mi)]
+                explicit = True  # dated by the other quote; no rollover guess
+            else:
+                day = current  # type: ignore[assignment]  # None: no date seen yet (day 0)
+            base = datetime.combine(day or date(year, 1, 1), datetime.min.time()).replace(
+                hour=h, minute=mi, second=sec
+            )
+            offset = tz if tz is not None else zone
+            at = base - timedelta(hours=offset or 0) + timedelta(hours=zone or 0) if tz is not None else base
+            if (
+                not explicit
+                and last is not None
+                and s.role == "timeline"
+                and last_role == "timeline"
+                and at < last - ROLLOVER_GAP
+            ):
+                at += timedelta(days=1)
+                day = (day or date(year, 1, 1)) + timedelta(days=1)
+            out.append(Moment(at, s.start + a, s.start + b, s, explicit))
+            current, last, last_role = day if day else current, at, s.role
+    return out
+
+
+def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
+    """The start, detect and resolve events among the moments `ms` (worked out once per page for
+    the page's own moments: the timeline and the trigger both ask)."""
+    memo = ctx.memo.setdefault("events", {})
+    key = tuple(m.start for m in ms)
+    if key not in memo:
+        memo[key] = _find_events(ms)
+    return {kind: list(found) for kind, found in memo[key].items()}
+
+
+def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
+    pats, skip_start = _event_patterns()
+    by_sentence: dict[int, list[Moment]] = {}
+    for m in ms:
+        by_sentence.setdefault(m.sentence.start, []).append(m)
+    events: dict[str, list[Moment]] = {"start": [], "detect": [], "resolve": []}
+    for group in by_sentence.values():
+        s = group[0].sentence
+        low = s.text.lower()
+        claimed: dict[int, str] = {}
+        for kind in ("resolve", "detect", "start"):
+            hit = pats[kind].search(low)
+            if not hit or (kind == "start" and skip_start.search(low)):
+                continue
+            pos = s.start + hit.start()
+            nearest = min(group, key=lambda m: (abs(m.start - pos), m.start < pos))
+            if nearest.start not in claimed:
+                claimed[nearest.start] = kind
+                events[kind].append(nearest)
+    return events
+
+
+def first_impact(ctx: Context) -> Sentence | None:
+    """The sentence of the first start event in a timeline section, if the page has one."""
+    ms = moments(ctx)
+    events = _events(ctx, ms)
+    fix = _fix_pattern()
+    starts = sorted(
+        (
+            m
+            for m in events["start"]
+            if m.sentence.role == "timeline" and not fix.search(m.sentence.text.lower())
+        ),
+        key=lambda m: m.at,
+    )
+    # Order in time: what happened after the incident was noticed is the response, not the trigger.
+    noticed = min((m.at for m in events["detect"] if m.sentence.role == "timeline"), default=None)
+    if noticed is not None:
+        starts = [m for m in starts if m.at <= noticed]
+    return starts[0].sentence if starts else None
+
+
+@cache
+def _fix_pattern() -> Lexicon:
+    return cue_pattern(cues()["timeline"].get("fix_words", []))
