@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from extractors.gate import no_article_reason as gate_says_no_article
 from flows.clock import utc_now
 from flows.drafting import Drafted, DraftTask
 from flows.jobs import Job, Outcome, Status, or_failure, unsupported
@@ -212,7 +213,7 @@ class Ingestor:
 
     def finish(self, task: DraftTask, drafted: Drafted) -> Outcome:
         draft_id = drafted.draft_id
-        if self.gate and not drafted.verdict:
+        if not drafted.verdict and (self.gate or gate_says_no_article(drafted.reasons)):
             why = "not a postmortem: " + ("; ".join(drafted.reasons[:3]) or "the drafter's verdict")
             self.ledger.put(Entry(task.canonical_url, task.digest, draft_id, task.snapshot, skipped=why))
             return Outcome(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -13,7 +14,6 @@ from fastapi.templating import Jinja2Templates
 
 from flows.related import rank_related
 from flows.review import REJECT_CODES
-from flows.web.app import HERE
 from flows.web.forms import edits_between, from_form, items_text, languages_of
 from flows.web.security import (
     CSRF_COOKIE,
@@ -32,7 +32,7 @@ from schema.errors import InputError, RecordInvalid, ReviewError
 from schema.types import LANG_PATTERN
 from schema.vocab import vocabulary
 
-templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates = Jinja2Templates(directory=str(Path(__file__).parent / "templates"))
 templates.env.globals.update(TEMPLATE_HELPERS)
 templates.env.globals.update(first_text=first_text, items_text=items_text, REJECT_CODES=REJECT_CODES)
 
