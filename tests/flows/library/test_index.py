@@ -1,0 +1,181 @@
+"""The search index: full text in English, Korean and Japanese, filters, facets, related, kept current."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from flows.library.index import LibraryIndex, Query
+from flows.settings import Settings
+from schema.errors import InputError
+
+
+@pytest.fixture
+def index(library_settings: Settings) -> LibraryIndex:
+    with LibraryIndex.for_settings(library_settings) as opened:
+        yield opened
+
+
+def ids(index: LibraryIndex, **query: object) -> list[str]:
+    return [item.id for item in index.search(Query(**query)).items]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("롤오버", ["IL-0101"]),  # Korean, inside "매일 노드를 롤오버하는"
+        ("커널", ["IL-0101"]),  # Korean, two characters, inside "커널 문제로"
+        ("不具合", ["IL-0102"]),  # Japanese, inside "カーネルの不具合により"
+        ("障害", ["IL-0102"]),  # Japanese, two characters, inside "GPUノードの障害が"
+        ("ノードイメージ", ["IL-0102"]),  # Japanese, in the title
+        ("NotReady", ["IL-0101", "IL-0103"]),
+        ("expired certificate", ["IL-0042"]),  # two words, both in one record's text
+        ("larkspur", ["IL-0042"]),  # the organisation, any case
+        ("kernel", ["IL-0101"]),  # the Korean record's English summary
+        ("nothing-like-this", []),
+    ],
+)
+def test_full_text_finds_words_inside_sentences(index: LibraryIndex, word: str, expected: list[str]) -> None:
+    assert sorted(ids(index, q=word)) == expected
+
+
+def test_ranking_puts_the_title_match_first(index: LibraryIndex) -> None:
+    # "kubelet" is in IL-0103's title and summary; in IL-0101 it is only a component (not text).
+    result = index.search(Query(q="memory leak"))
+    assert [item.id for item in result.items] == ["IL-0103"]
+    assert result.items[0].score is not None and result.items[0].score > 0
+
+
+def test_lang_limits_the_text_searched(index: LibraryIndex) -> None:
+    assert ids(index, q="NotReady", lang="ko") == ["IL-0101"]
+    assert ids(index, q="kernel", lang="ko") == []
+    assert sorted(ids(index, lang="ja")) == ["IL-0102"]
+
+
+def test_component_filter_returns_the_records_with_ids_and_sources(index: LibraryIndex) -> None:
+    result = index.search(Query(component=("node-image",)))
+    assert [item.id for item in result.items] == ["IL-0102", "IL-0101"]  # newest first
+    assert result.items[1].sources[0].url == "https://tech.nimbus.example/ko/2024/ami-rollover"
+    assert result.total == 2
+    # Two terms of one kind: both must be there.
+    assert ids(index, component=("node-image", "kubelet")) == ["IL-0101"]
+
+
+def test_filters(index: LibraryIndex) -> None:
+    assert ids(index, org="harbor-bank") == ["IL-0103", "IL-0104"]
+    assert ids(index, org="Harbor Bank") == ["IL-0103", "IL-0104"]
+    assert ids(index, since="2024-01-01", until="2025-12-31") == ["IL-0102", "IL-0101"]
+    assert ids(index, root_cause=("expired-certificate",)) == ["IL-0042"]
+    assert ids(index, symptom=("nodes-not-ready",), severity=("sev1",)) == ["IL-0103"]
+    assert ids(index, contributing=("monitoring-gap",)) == ["IL-0042"]
+    assert ids(index, domain=("dns",)) == ["IL-0104"]
+    assert ids(index, q="NotReady", domain=("payments",)) == ["IL-0103"]
+    assert ids(index, sort="oldest")[0] == "IL-0104"
+
+
+def test_facets_count_the_matching_records(index: LibraryIndex) -> None:
+    facets = index.search(Query(domain=("kubernetes",))).facets
+    counts = {kind: {f.term: f.count for f in values} for kind, values in facets.items()}
+    assert counts["component"]["kubelet"] == 2
+    assert counts["component"]["node-image"] == 2
+    assert counts["root_cause"] == {"upgrade-migration": 2, "software-bug": 1}
+    assert counts["org"] == {"harbor-bank": 1, "nimbus-korea": 1, "sakura-cloud-works": 1}
+    assert counts["lang"] == {"en": 2, "ko": 1, "ja": 1}
+    kubelet = next(f for f in facets["component"] if f.term == "kubelet")
+    assert set(kubelet.labels) >= {"en", "ko"}
+
+
+def test_an_unknown_term_is_one_clear_error(index: LibraryIndex) -> None:
+    with pytest.raises(InputError, match="did you mean"):
+        index.search(Query(component=("node",)))
+
+
+def test_paging(index: LibraryIndex) -> None:
+    first = index.search(Query(page_size=2))
+    second = index.search(Query(page_size=2, page=2))
+    assert first.total == second.total == 5
+    assert len(first.items) == 2 and len(second.items) == 2
+    assert not {i.id for i in first.items} & {i.id for i in second.items}
+
+
+def test_related_share_cause_or_components_with_why(index: LibraryIndex) -> None:
+    incident = index.incident("IL-0101")
+    assert incident is not None
+    related = {r.id: r for r in incident.related}
+    assert list(related) == ["IL-0102", "IL-0103"]  # cause + component first, then one component
+    assert related["IL-0102"].why[0] == "same root cause: upgrade-migration"
+    assert "shared components: kubelet" in related["IL-0103"].why
+    assert index.incident("IL-0999") is None
+
+
+def test_topic_lists_records_newest_first(index: LibraryIndex) -> None:
+    topic = index.topic("component", "kubelet")
+    assert [item.id for item in topic.items] == ["IL-0101", "IL-0103"]
+    assert topic.labels["en"] and topic.labels["ko"]
+    assert index.topic("components", "kubelet").total == 2  # the vocabulary's name works too
+    with pytest.raises(InputError):
+        index.topic("colour", "red")
+
+
+def _edit(path: Path, **changes: object) -> None:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(changes)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def test_edits_by_hand_are_picked_up_on_the_next_query(library_settings: Settings) -> None:
+    records = library_settings.records_dir
+    with LibraryIndex.for_settings(library_settings) as index:
+        assert index.refresh().indexed == 5
+        assert index.refresh().changed is False
+
+        _edit(records / "IL-0104.json", title={"en": "A DNS zone change took the login service down"})
+        assert ids(index, q="took the login") == ["IL-0104"]
+
+        # Same bytes, new mtime (a git checkout of the same content): not re-parsed.
+        stat = (records / "IL-0103.json").stat()
+        os.utime(records / "IL-0103.json", ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))
+        stats = index.refresh()
+        assert (stats.indexed, stats.touched) == (0, 1)
+        (records / "IL-0042.json").unlink()
+        stats = index.refresh()
+        assert (stats.indexed, stats.removed) == (0, 1)
+        assert index.get("IL-0042") is None
+
+    # Another process (a fresh index object) sees the same, and a touched file costs no re-parse.
+    with LibraryIndex.for_settings(library_settings) as other:
+        os.utime(records / "IL-0101.json")
+        stats = other.refresh()
+        assert (stats.indexed, stats.touched) == (0, 1)
+        assert other.count() == 4
+
+
+def test_a_bad_file_is_named_and_kept_out(library_settings: Settings) -> None:
+    records = library_settings.records_dir
+    (records / "IL-0200.json").write_text('{"id": "IL-0200", "org": "X"}', encoding="utf-8")
+    (records / "IL-0201.json").write_text("not json", encoding="utf-8")
+    _edit(records / "IL-0104.json", id="IL-0105")
+    with LibraryIndex.for_settings(library_settings) as index:
+        stats = index.refresh()
+        assert stats.problems == 3
+        problems = dict(index.problems())
+        assert set(problems) == {"IL-0104.json", "IL-0200.json", "IL-0201.json"}
+        assert "does not match its file name" in problems["IL-0104.json"]
+        assert index.count() == 4
+        # Fixed: indexed on the next query.
+        _edit(records / "IL-0104.json", id="IL-0104")
+        assert "IL-0104" in ids(index, domain=("dns",))
+
+
+def test_the_index_is_a_cache(library_settings: Settings) -> None:
+    with LibraryIndex.for_settings(library_settings) as index:
+        index.refresh()
+    (library_settings.raw_dir / "library.sqlite").unlink()
+    for suffix in ("-wal", "-shm"):
+        (library_settings.raw_dir / f"library.sqlite{suffix}").unlink(missing_ok=True)
+    with LibraryIndex.for_settings(library_settings) as index:
+        assert index.count() == 5
+        assert index.rebuild().indexed == 5
