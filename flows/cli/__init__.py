@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import archive, draft, extract, ingest, review, schedule, validate
+from flows.cli import archive, draft, extract, ingest, library, review, schedule, validate
 from flows.cli.common import error
 from flows.settings import VERSION
 from schema.errors import IngestError
@@ -44,6 +44,7 @@ schedule.register(app)
 extract.register(app)
 draft.register(app)
 validate.register(app)
+library.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -423,6 +423,15 @@ class LibraryIndex:
             bodies = [row[0] for row in self._db.execute("SELECT body FROM records ORDER BY id")]
         yield from bodies
 
+    def briefs(self) -> list[Brief]:
+        """Every record as a list item, newest first (undated last)."""
+        self._fresh()
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT brief FROM records ORDER BY date IS NULL, date DESC, id"
+            ).fetchall()
+        return [Brief.model_validate_json(row[0]) for row in rows]
+
     def search(self, query: Query) -> SearchResult:
         """Records matching the query's words and filters, ranked (bm25) or by date, with facet counts."""
         for kind in TOPIC_KINDS:
