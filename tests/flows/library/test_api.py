@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from flows.library.app import create_library_app
 from flows.settings import Settings
+from flows.store.atomic import write_text
 
 
 @pytest.fixture
@@ -106,11 +107,11 @@ def test_read_only(client: TestClient) -> None:
     assert methods <= {"GET", "HEAD"}
 
 
-def test_an_edit_by_hand_shows_on_the_next_request(client: TestClient, library_settings: Settings) -> None:
+def test_an_edit_shows_on_the_next_request(client: TestClient, library_settings: Settings) -> None:
     path = library_settings.records_dir / "IL-0104.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["components"] = ["dns", "kubelet"]
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, indent=2) + "\n")  # by rename, as git and editors write
     body = client.get("/api/incidents", params={"component": "kubelet"}).json()
     assert sorted(item["id"] for item in body["items"]) == ["IL-0101", "IL-0103", "IL-0104"]
 
@@ -155,6 +156,6 @@ def test_pages_escape_record_text(client: TestClient, library_settings: Settings
     path = library_settings.records_dir / "IL-0104.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["title"] = {"en": "<script>alert(1)</script> zone change"}
-    path.write_text(json.dumps(data) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data) + "\n")
     html = client.get("/library/en/incidents/IL-0104").text
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from flows.library.index import LibraryIndex, Query
 from flows.settings import Settings
+from flows.store.atomic import write_text
 from schema.errors import InputError
 
 
@@ -31,6 +33,11 @@ def ids(index: LibraryIndex, **query: object) -> list[str]:
         ("不具合", ["IL-0102"]),  # Japanese, inside "カーネルの不具合により"
         ("障害", ["IL-0102"]),  # Japanese, two characters, inside "GPUノードの障害が"
         ("ノードイメージ", ["IL-0102"]),  # Japanese, in the title
+        ("커", ["IL-0101"]),  # one Korean syllable, at the start of a word
+        ("障", ["IL-0102"]),  # one kanji
+        ("커널 문제로", ["IL-0101"]),  # a short and a long word, in one record's Korean text
+        ("커널 kernel", []),  # words are matched within one language's text
+        ("AMI 커널", ["IL-0101"]),
         ("NotReady", ["IL-0101", "IL-0103"]),
         ("expired certificate", ["IL-0042"]),  # two words, both in one record's text
         ("larkspur", ["IL-0042"]),  # the organisation, any case
@@ -123,12 +130,12 @@ def test_topic_lists_records_newest_first(index: LibraryIndex) -> None:
 def _edit(path: Path, **changes: object) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     data.update(changes)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
 
 def test_edits_by_hand_are_picked_up_on_the_next_query(library_settings: Settings) -> None:
     records = library_settings.records_dir
-    with LibraryIndex.for_settings(library_settings) as index:
+    with LibraryIndex.for_settings(library_settings, rescan_after=0) as index:
         assert index.refresh().indexed == 5
         assert index.refresh().changed is False
 
@@ -151,6 +158,28 @@ def test_edits_by_hand_are_picked_up_on_the_next_query(library_settings: Setting
         stats = other.refresh()
         assert (stats.indexed, stats.touched) == (0, 1)
         assert other.count() == 4
+
+
+def test_changes_by_rename_show_at_once_and_edits_in_place_within_the_rescan_interval(
+    library_settings: Settings,
+) -> None:
+    records = library_settings.records_dir
+    with LibraryIndex.for_settings(library_settings, rescan_after=0.5) as index:
+        assert ids(index, q="zone change") == ["IL-0104"]
+        # Written by rename (our stores, git, most editors): the folder changes, the next query sees it.
+        data = json.loads((records / "IL-0104.json").read_text(encoding="utf-8"))
+        data["title"] = {"en": "A DNS zone edit removed the login records"}
+        write_text(records / "IL-0104.json", json.dumps(data, indent=2) + "\n")
+        assert ids(index, q="zone edit") == ["IL-0104"]
+        # Written in place: the folder does not change; a query once the last scan is 0.5 s old
+        # starts a rescan in the background, and the queries after it see the edit.
+        data["title"] = {"en": "A DNS zone typo removed the login records"}
+        (records / "IL-0104.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        time.sleep(0.6)
+        deadline = time.monotonic() + 10
+        while ids(index, q="zone typo") != ["IL-0104"]:
+            assert time.monotonic() < deadline, "an edit in place was not picked up"
+            time.sleep(0.05)
 
 
 def test_a_bad_file_is_named_and_kept_out(library_settings: Settings) -> None:
@@ -179,3 +208,21 @@ def test_the_index_is_a_cache(library_settings: Settings) -> None:
     with LibraryIndex.for_settings(library_settings) as index:
         assert index.count() == 5
         assert index.rebuild().indexed == 5
+
+
+def test_bit_sets() -> None:
+    from flows.library import bits
+
+    assert bits.positions(bits.to_mask([0, 3, 9, 4095], 4096)) == [0, 3, 9, 4095]
+    assert bits.positions(0) == []
+    assert bits.positions(bits.span(2, 5)) == [2, 3, 4]
+    assert bits.span(5, 5) == 0
+
+
+def test_related_is_flows_related_ranking_over_all_records(index: LibraryIndex) -> None:
+    from flows.related import rank_related
+
+    everything = list(index.records())
+    for record in everything:
+        expected = rank_related(record, everything, exclude=record.id, limit=2)
+        assert [r.id for r in index.related(record, limit=2)] == [r.record_id for r in expected]
