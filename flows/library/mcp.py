@@ -34,6 +34,7 @@ vocabulary term), get_incident for one record and the incidents related to it, g
 records sharing one term, and vocab for the terms and their English and Korean labels."""
 
 DATE = r"^\d{4}-\d{2}-\d{2}$"
+FACETS_SHOWN = 10
 Page = Annotated[int, Field(ge=1, description="Page number, from 1.")]
 PageSize = Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE, description="Records per page.")]
 Date = Annotated[str | None, Field(pattern=DATE, description="ISO date, YYYY-MM-DD.")]
@@ -47,9 +48,12 @@ def build_server(settings: Settings) -> MCPServer:
 
     def run_query(query: Query) -> SearchResult:
         try:
-            return index.search(query)
+            result = index.search(query)
         except IngestError as exc:
             raise ToolError(str(exc)) from None
+        # The most frequent terms of each facet: enough to narrow a search, short enough for a prompt.
+        result.facets = {kind: counts[:FACETS_SHOWN] for kind, counts in result.facets.items() if counts}
+        return result
 
     @server.tool(annotations=READ_ONLY)
     def search_incidents(
@@ -74,7 +78,8 @@ def build_server(settings: Settings) -> MCPServer:
         page: Page = 1,
         page_size: PageSize = 10,
     ) -> SearchResult:
-        """Search the incident records: full text in every language, ranked, with filters and facet counts."""
+        """Search the incident records: full text in every language, ranked, with filters and facet counts
+        (the 10 most frequent terms of each facet)."""
         return run_query(
             Query(
                 q=query,

@@ -141,6 +141,7 @@ def test_pages_show_the_same_records_in_english_and_korean(client: TestClient) -
     assert "https://tech.nimbus.example/ko/2024/ami-rollover" in ko
     assert 'href="/library/ko/incidents/IL-0102"' in ko  # related, linked
     assert 'href="/library/ko/topics/component/node-image"' in ko
+    assert "같은 원인" in ko  # why it is related, in the interface language
     en = client.get("/library/en/incidents/IL-0101").text
     assert "Root cause" in en and '<h1 lang="ko">' in en  # only Korean title: shown in Korean
     assert 'href="/library/ko/incidents/IL-0101"' in en  # the switch to the other language

@@ -10,8 +10,10 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from flows.settings import Settings
+from tests.cli import run
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -58,3 +60,21 @@ def test_serve_answers_read_only_on_loopback(library_settings: Settings) -> None
         out, _ = server.communicate(timeout=30)
     assert "library: 5 record(s)" in out
     assert f"http://127.0.0.1:{port}/library/" in out
+
+
+def test_export_names_a_bad_record_and_exits_1(
+    library_settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (library_settings.records_dir / "IL-0300.json").write_text('{"id": "IL-0300"}', encoding="utf-8")
+    out = library_settings.data_dir.parent / "site"
+    result = run(capsys, "export", "--site", str(out), "--data-dir", str(library_settings.data_dir))
+    assert result.code == 1
+    assert "warning: records/IL-0300.json left out: " in result.err
+    assert "exported 5 record(s)" in result.out  # the good ones are all there
+    assert (out / "en" / "incidents" / "IL-0042.html").is_file()
+
+
+def test_export_needs_a_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    result = run(capsys, "export")
+    assert result.code == 2
+    assert "--site" in result.err
