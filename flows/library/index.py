@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import contextlib
 import hashlib
+import heapq
 import json
 import logging
 import math
@@ -666,15 +667,18 @@ class LibraryIndex:
             total = matched.bit_count()
             facets = self._facets(catalog, matched) if query.facets else {}
             found = bits.positions(matched)
-            if scores is not None and query.sort == "relevance":
-                found.sort(key=lambda p: (-scores[p], -p))
-            elif query.sort == "oldest":
-                cut = bisect.bisect_left(found, catalog.dated_from)
-                found = found[cut:] + found[:cut]
-            else:
-                found.reverse()
             start = (query.page - 1) * query.page_size
-            page = found[start : start + query.page_size]
+            if scores is not None and query.sort == "relevance":
+                # Ties (and the many records a common word scores alike) newest first.
+                best = heapq.nsmallest(start + query.page_size, found, key=lambda p: (-scores[p], -p))
+                page = best[start:]
+            else:
+                if query.sort == "oldest":
+                    cut = bisect.bisect_left(found, catalog.dated_from)
+                    found = found[cut:] + found[:cut]
+                else:
+                    found.reverse()
+                page = found[start : start + query.page_size]
             items = self._briefs([catalog.ids[p] for p in page])
         if scores is not None:
             for position, item in zip(page, items, strict=True):
@@ -706,34 +710,42 @@ class LibraryIndex:
     def _text_scores(self, catalog: _Catalog, all_words: list[str], lang: str | None) -> dict[int, float]:
         """Record position -> relevance (higher is better) of the records whose text, in one language,
         holds every word: bm25 of the trigram table for words of 3+ characters, of the bigram table
-        for shorter ones."""
+        for shorter ones, summed over the tables, the best of a record's languages."""
+        matches: list[tuple[str, str]] = []
         long = [w for w in all_words if len(w) >= 3]
-        short = [w for w in all_words if len(w) < 3]
-        rows: dict[int, float] | None = None
-
-        def narrow(found: dict[int, float]) -> dict[int, float]:
-            if rows is None:
-                return found
-            return {rowid: score + found[rowid] for rowid, score in rows.items() if rowid in found}
-
         if long:
-            match = " ".join('"' + w.replace('"', '""') + '"' for w in long)
-            rows = narrow({r: -s for r, s in self._db.execute(_MATCH.format(table="texts"), (match,))})
-        for word in short:
-            gram_query = _gram_query(word)
-            if gram_query is None:
-                return {}
-            rows = narrow({r: -s for r, s in self._db.execute(_MATCH.format(table="grams"), (gram_query,))})
+            matches.append(("texts", " ".join('"' + w.replace('"', '""') + '"' for w in long)))
+        for word in all_words:
+            if len(word) < 3:
+                gram_query = _gram_query(word)
+                if gram_query is None:
+                    return {}
+                matches.append(("grams", gram_query))
+        # MATERIALIZED: bm25 cannot be computed where SQLite would flatten the subquery into the join.
+        ctes = ", ".join(
+            f"m{i} AS MATERIALIZED (SELECT rowid AS r, rank AS s FROM {table} WHERE {table} MATCH ?)"
+            for i, (table, _) in enumerate(matches)
+        )
+        joined = "m0" + "".join(f" JOIN m{i} USING (r)" for i in range(1, len(matches)))
+        total = " + ".join(f"m{i}.s" for i in range(len(matches)))
+        params = [match for _, match in matches]
         scores: dict[int, float] = {}
-        for rowid, score in (rows or {}).items():
+        if not lang:
+            # One row per record, done in SQLite: a common word matches thousands of rows.
+            sql = f"WITH {ctes} SELECT r / {_LANG_SLOTS}, min({total}) FROM {joined} GROUP BY 1"
+            by_number = catalog.by_number
+            for number, score in self._db.execute(sql, params):
+                position = by_number.get(number)
+                if position is not None:
+                    scores[position] = -score
+            return scores
+        for rowid, score in self._db.execute(f"WITH {ctes} SELECT r, {total} FROM {joined}", params):
             position = catalog.by_number.get(rowid // _LANG_SLOTS)
             if position is None:
                 continue
             slot = rowid % _LANG_SLOTS
-            if lang and (slot >= len(catalog.langs[position]) or catalog.langs[position][slot] != lang):
-                continue
-            if score > scores.get(position, -math.inf):
-                scores[position] = score
+            if slot < len(catalog.langs[position]) and catalog.langs[position][slot] == lang:
+                scores[position] = max(-score, scores.get(position, -math.inf))
         return scores
 
     def _facets(self, catalog: _Catalog, matched: int) -> dict[str, list[FacetCount]]:
@@ -837,9 +849,6 @@ class LibraryIndex:
             page_size=page_size,
             items=result.items,
         )
-
-
-_MATCH = "SELECT rowid, rank FROM {table} WHERE {table} MATCH ?"
 
 
 def dumps(value: BaseModel) -> str:
