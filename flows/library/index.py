@@ -25,7 +25,6 @@ import bisect
 import contextlib
 import hashlib
 import heapq
-import json
 import logging
 import math
 import os
@@ -241,10 +240,6 @@ def brief(record: Record) -> Brief:
 _LANG_SLOTS = 64
 
 
-def _rowid(record_id: str) -> int:
-    return int(record_id.removeprefix("IL-")) * _LANG_SLOTS
-
-
 def words(q: str) -> list[str]:
     """The words of a query: whitespace-separated, quotes dropped, each one matched as a substring."""
     return [w for w in q.replace('"', " ").split() if w]
@@ -330,10 +325,25 @@ class LibraryIndex:
         self._closed = False
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._open()
+        try:
+            self._db = self._connect()
+        except sqlite3.DatabaseError as exc:  # not a database, or damaged: it is a cache, so start again
+            log.warning("library index %s is unreadable (%s): rebuilding it", path, exc)
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            self._db = self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._db = db
+            self._open()
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     @classmethod
     def for_settings(
@@ -849,8 +859,3 @@ class LibraryIndex:
             page_size=page_size,
             items=result.items,
         )
-
-
-def dumps(value: BaseModel) -> str:
-    """Compact JSON of a result model (for JSON Lines and the static site's index)."""
-    return json.dumps(value.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))

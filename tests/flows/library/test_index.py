@@ -226,3 +226,11 @@ def test_related_is_flows_related_ranking_over_all_records(index: LibraryIndex) 
     for record in everything:
         expected = rank_related(record, everything, exclude=record.id, limit=2)
         assert [r.id for r in index.related(record, limit=2)] == [r.record_id for r in expected]
+
+
+def test_a_damaged_index_is_rebuilt(library_settings: Settings) -> None:
+    path = library_settings.raw_dir / "library.sqlite"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not a database" * 100)
+    with LibraryIndex.for_settings(library_settings) as index:
+        assert index.count() == 5
