@@ -133,6 +133,9 @@ def test_pages_show_the_same_records_in_english_and_korean(client: TestClient) -
         assert f'<html lang="{ui}">' in page.text and heading in page.text
         assert ids_in(page.text) == api_ids
     assert ids_in(client.get("/library/ko/", params={"q": "커널"}).text) == ["IL-0101"]
+    narrowed = client.get("/library/en/", params={"q": "zone", "org": "harbor-bank"}).text
+    assert ids_in(narrowed) == ["IL-0104"]
+    assert '<input type="hidden" name="org" value="harbor-bank">' in narrowed  # kept when the words change
 
     ko = client.get("/library/ko/incidents/IL-0101").text
     assert '<h1 lang="ko">회수된 노드 AMI' in ko
