@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -132,6 +133,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--lexicon", type=int, default=3000, help="made-up words per language")
+    parser.add_argument("--keep", action="store_true", help="keep the generated records and index")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
@@ -223,6 +225,10 @@ def main() -> None:
         assert incident is not None
     print(f"\nincident with related: {(time.perf_counter() - start) / 20 * 1000:.1f} ms each (mean of 20)")
     index.close()
+    if args.keep:
+        print(f"kept {root}")
+    else:
+        shutil.rmtree(root)
 
 
 if __name__ == "__main__":

@@ -64,7 +64,7 @@ from schema.vocab import check_term, vocabulary
 log = logging.getLogger(__name__)
 
 INDEX_NAME = "library.sqlite"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 MAX_PAGE_SIZE = 100
 # Seconds between full rescans of records/ when the folder itself has not changed: a stat of every
 # file costs about 3.5 us, so 35 ms at 10,000 records, too much to pay on every query (bench/search.py).
@@ -190,6 +190,8 @@ def record_terms(record: Record) -> list[tuple[str, str]]:
             pairs.append((kind, term))
     pairs.append(("org", record.org_slug or (record.org or "").casefold()))
     pairs += [("lang", lang) for lang in languages(record)]
+    if record.date:
+        pairs.append(("year", record.date[:4]))
     return list(dict.fromkeys(pairs))
 
 
@@ -766,7 +768,10 @@ class LibraryIndex:
                 facets[kind].append((term, count))
         out: dict[str, list[FacetCount]] = {}
         for kind, counts in facets.items():
-            counts.sort(key=lambda pair: (-pair[1], pair[0]))
+            if kind == "year":
+                counts.sort(reverse=True)  # newest year first
+            else:
+                counts.sort(key=lambda pair: (-pair[1], pair[0]))
             if kind in TOPIC_KINDS:
                 out[kind] = [FacetCount(term=t, count=c, labels=labels(kind, t)) for t, c in counts]
             elif kind == "org":

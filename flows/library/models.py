@@ -20,8 +20,8 @@ TOPIC_KINDS: dict[str, tuple[Kind, str]] = {
     "domain": ("domains", "domain"),
     "severity": ("severity", "severity"),
 }
-# Facets: every topic kind, plus the organisation and the languages a record's text is in.
-FACET_KINDS: tuple[str, ...] = (*TOPIC_KINDS, "org", "lang")
+# Facets: every topic kind, plus the organisation, the languages a record's text is in and the year.
+FACET_KINDS: tuple[str, ...] = (*TOPIC_KINDS, "org", "lang", "year")
 
 # Interface languages of the pages; record text is shown in whatever languages it has.
 UI_LANGUAGES = ("en", "ko")

@@ -136,6 +136,8 @@ def test_pages_show_the_same_records_in_english_and_korean(client: TestClient) -
     narrowed = client.get("/library/en/", params={"q": "zone", "org": "harbor-bank"}).text
     assert ids_in(narrowed) == ["IL-0104"]
     assert '<input type="hidden" name="org" value="harbor-bank">' in narrowed  # kept when the words change
+    everything = client.get("/library/en/").text
+    assert "since=2024-01-01&amp;until=2024-12-31" in everything  # the year facet narrows by date
 
     ko = client.get("/library/ko/incidents/IL-0101").text
     assert '<h1 lang="ko">회수된 노드 AMI' in ko

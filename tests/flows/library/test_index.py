@@ -91,6 +91,7 @@ def test_facets_count_the_matching_records(index: LibraryIndex) -> None:
     assert counts["root_cause"] == {"upgrade-migration": 2, "software-bug": 1}
     assert counts["org"] == {"harbor-bank": 1, "nimbus-korea": 1, "sakura-cloud-works": 1}
     assert counts["lang"] == {"en": 2, "ko": 1, "ja": 1}
+    assert counts["year"] == {"2023": 1, "2024": 1, "2025": 1}
     kubelet = next(f for f in facets["component"] if f.term == "kubelet")
     assert set(kubelet.labels) >= {"en", "ko"}
 
