@@ -242,9 +242,13 @@ def brief(record: Record) -> Brief:
 _LANG_SLOTS = 64
 
 
+MAX_WORDS = 32
+
+
 def words(q: str) -> list[str]:
-    """The words of a query: whitespace-separated, quotes dropped, each one matched as a substring."""
-    return [w for w in q.replace('"', " ").split() if w]
+    """The words of a query: whitespace-separated, quotes dropped, each one matched as a substring
+    (the first MAX_WORDS distinct ones)."""
+    return list(dict.fromkeys(w for w in q.replace('"', " ").split() if w))[:MAX_WORDS]
 
 
 _CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"

@@ -235,3 +235,41 @@ def test_a_damaged_index_is_rebuilt(library_settings: Settings) -> None:
     path.write_bytes(b"this is not a database" * 100)
     with LibraryIndex.for_settings(library_settings) as index:
         assert index.count() == 5
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        '"',
+        "'",
+        "AND",
+        "OR NOT",
+        "a*",
+        "(",
+        ")",
+        "NEAR(a b)",
+        "title:x",
+        "🔥",
+        "-",
+        "^",
+        "a " * 200,
+        "x" * 5000,
+    ],
+)
+def test_any_query_text_is_words_never_syntax(index: LibraryIndex, q: str) -> None:
+    index.search(Query(q=q))  # no FTS5 syntax error reaches the caller
+
+
+def test_two_processes_share_the_index(library_settings: Settings) -> None:
+    records = library_settings.records_dir
+    with (
+        LibraryIndex.for_settings(library_settings) as first,
+        LibraryIndex.for_settings(library_settings) as second,
+    ):
+        assert ids(first, component=("dns",)) == ["IL-0104"]
+        assert ids(second, component=("dns",)) == ["IL-0104"]
+        _edit(records / "IL-0103.json", components=["kubelet", "dns"])
+        assert first.refresh().indexed == 1
+        # The second sees the first's update (and indexes nothing again).
+        assert ids(second, component=("dns",)) == ["IL-0103", "IL-0104"]
+        assert second.refresh().indexed == 0
