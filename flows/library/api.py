@@ -14,7 +14,6 @@ from fastapi import Query as Param
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
 
 from flows.library.index import MAX_PAGE_SIZE, LibraryIndex, Query, Sort
-from flows.library.index import vocab as vocabularies
 from flows.library.models import (
     UI_LANGUAGES,
     Incident,
@@ -31,6 +30,7 @@ from flows.library.pages import (
     search_page,
     topic_page,
 )
+from flows.library.terms import vocab as vocabularies
 from flows.settings import Settings
 from schema.errors import IngestError
 

@@ -10,8 +10,8 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from flows.library.index import MAX_PAGE_SIZE, LibraryIndex, Query
-from flows.library.index import vocab as vocabularies
 from flows.library.models import Incident, SearchResult, Topic, TopicKind, Vocab
+from flows.library.terms import vocab as vocabularies
 from flows.settings import VERSION, Settings
 from schema.errors import IngestError
 from schema.types import (

@@ -16,8 +16,8 @@ from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from flows.library.index import labels
 from flows.library.models import FACET_KINDS, TOPIC_KINDS, UI_LANGUAGES, Incident, SearchResult, Topic
+from flows.library.terms import labels
 
 TEMPLATES = Path(__file__).parent / "templates"
 STATIC = Path(__file__).parent / "static"
