@@ -98,37 +98,36 @@ def build_site(index: LibraryIndex, out: Path) -> int:
         for pair in dict.fromkeys(_terms(item)):
             by_term.setdefault(pair, []).append(item)
 
+    top = Links(base="../", static_site=True)
+    deep = Links(base="../../", static_site=True)
+    deeper = Links(base="../../../", static_site=True)
     pages = 1
     for ui in UI_LANGUAGES:
-        top = Links(base="../", static_site=True)
-        _page(
-            out,
-            f"{ui}/index.html",
-            search_page(ui, top, listing, switch="../{ui}/index.html", client_side=True),
-        )
+        home = search_page(ui, top, listing, switch="../{ui}/index.html", client_side=True)
+        _page(out, f"{ui}/index.html", home)
         pages += 1
-        deep = Links(base="../../", static_site=True)
-        for item in briefs:
-            incident = index.incident(item.id)
-            if incident is None:  # removed while exporting
-                continue
-            switch = "../../{ui}/incidents/" + f"{item.id}.html"
+    for item in briefs:
+        incident = index.incident(item.id)  # once for both languages: related incidents cost a query
+        if incident is None:  # removed while exporting
+            continue
+        switch = "../../{ui}/incidents/" + f"{item.id}.html"
+        for ui in UI_LANGUAGES:
             _page(out, f"{ui}/incidents/{item.id}.html", incident_page(ui, deep, incident, switch=switch))
             pages += 1
-        deeper = Links(base="../../../", static_site=True)
-        for (kind, term), items in sorted(by_term.items()):
-            found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
-            topic = Topic(
-                kind=kind,
-                term=term,
-                labels=dict(found.labels),
-                definition=found.definition,
-                total=len(items),
-                page=1,
-                page_size=max(1, len(items)),
-                items=items,
-            )
-            switch = "../../../{ui}/topics/" + f"{kind}/{term}.html"
+    for (kind, term), items in sorted(by_term.items()):
+        found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
+        topic = Topic(
+            kind=kind,
+            term=term,
+            labels=dict(found.labels),
+            definition=found.definition,
+            total=len(items),
+            page=1,
+            page_size=max(1, len(items)),
+            items=items,
+        )
+        switch = "../../../{ui}/topics/" + f"{kind}/{term}.html"
+        for ui in UI_LANGUAGES:
             _page(out, f"{ui}/topics/{kind}/{term}.html", topic_page(ui, deeper, topic, switch=switch))
             pages += 1
     return pages
