@@ -12,6 +12,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
+from flows.library.api import router as library_router
 from flows.review import Conflict
 from flows.settings import Settings
 from flows.web.security import AuthMiddleware, Guard, check_bind
@@ -44,6 +45,8 @@ def create_app(settings: Settings, *, review: bool = True) -> FastAPI:
     app.include_router(pages.common)
     app.include_router(pages.records)
     app.include_router(api.records)
+    # The records library's read-only API and pages (the same routes `incidents serve` runs alone).
+    app.include_router(library_router(settings))
     if review:
         app.include_router(pages.review)
         app.include_router(api.review)

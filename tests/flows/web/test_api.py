@@ -267,3 +267,19 @@ def test_saved_edits_make_a_version_and_count_in_stats(
     ]
     (slot,) = client.get("/api/stats").json()["drafters"].values()
     assert slot["most_edited_fields"] == {"root_cause": 1, "severity": 1}
+
+
+def test_an_approved_record_is_in_the_library_routes_of_the_review_app(
+    client: TestClient, drafts: list[Draft]
+) -> None:
+    draft = by_lang(drafts, "en")
+    edits = {"root_cause": "expired-certificate"}
+    r = client.post(
+        f"/api/drafts/{draft.draft_id}/approve", json={"version": 1, "edits": edits}, headers=ALICE
+    )
+    assert r.status_code == 200, r.text
+    found = client.get("/api/incidents", params={"root_cause": "expired-certificate"}).json()
+    assert [item["id"] for item in found["items"]] == ["IL-0001"]
+    topic = client.get("/api/topics/root_cause/expired-certificate").json()
+    assert "IL-0001" in json.dumps(topic)
+    assert client.get("/library/en/incidents/IL-0001").status_code == 200
