@@ -112,11 +112,15 @@ def _check_list(path: Path, only: str) -> None:
 
 def warm_here(request: IngestRequest, settings: Settings) -> None:
     """Warm this process's drafter in a thread when it will draft the run's pages itself (a few
-    direct sources, no pool): imports and first calls then overlap Prefect's start."""
+    direct sources, no pool) and Prefect's temporary server is about to start: the imports and
+    first calls (about 1 s of CPU) then overlap the server's start-up (7-10 s, mostly spent in
+    its own process). With a running server (PREFECT_API_URL) there is nothing to hide behind,
+    and the warm-up's extra (langdetect's 55 profiles, a sample page) would only add to the run."""
     from flows.scheduler import POOL_THRESHOLD
 
     discovers = request.from_file or request.feeds or request.sitemaps or request.sources_file
-    if not discovers and len(request.sources) < POOL_THRESHOLD:
+    ephemeral = not os.environ.get("PREFECT_API_URL")
+    if ephemeral and not discovers and len(request.sources) < POOL_THRESHOLD:
         from flows.pool import warm_in_background
 
         warm_in_background()
