@@ -247,3 +247,16 @@ def test_a_read_only_data_directory_is_one_line_for_ingest_and_approve(archived:
     assert approve.returncode == 1
     assert "read-only" in _one_line(approve.stderr)
     assert sorted(p.relative_to(archived) for p in archived.rglob("*")) == before  # nothing half-written
+
+
+def test_a_disk_that_fills_up_mid_run_fails_the_source_in_words() -> None:
+    import errno
+
+    from flows.jobs import failure
+
+    outcome = failure("a.html", OSError(errno.ENOSPC, "No space left on device", "/data/raw/warc/x.warc.gz"))
+    assert outcome.status == "failed"
+    assert outcome.reason and outcome.reason.startswith(
+        "cannot write /data/raw/warc/x.warc.gz: the file system is full"
+    )
+    assert "internal error" not in outcome.reason
