@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from flows.cli.common import usage_error
 from flows.clock import utc_now
 from flows.pages import read_page
 from flows.store.atomic import dumps_model
@@ -28,6 +29,8 @@ def register(app: typer.Typer) -> None:
         """Print the draft of one saved page (the interface our evaluation uses)."""
         if fmt not in ("json", "text"):
             raise typer.BadParameter("must be json or text", param_hint="--format")
+        if url and not url.lower().startswith(("http://", "https://")):
+            usage_error(f"--url {url}: the web address of a saved page must be an http or https URL")
         from extractors import extract_document
         from extractors.draft import draft_document, explain_draft
 

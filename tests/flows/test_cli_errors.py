@@ -47,8 +47,9 @@ def test_other_schemes_are_refused_by_name(capsys, data_dir: Path, source: str) 
     assert ONLY in line and source.split(":")[0] + ": URLs are not supported" in line
 
 
-def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path) -> None:
-    result = run(capsys, "ingest", str(PAGE), "--url", "javascript:alert(1)")
+@pytest.mark.parametrize("command", ["ingest", "draft"])
+def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path, command: str) -> None:
+    result = run(capsys, command, str(PAGE), "--url", "javascript:alert(1)")
     assert result.code == 2
     assert "must be an http or https URL" in _one_line(result.err)
 
