@@ -261,3 +261,13 @@ def test_a_disk_that_fills_up_mid_run_fails_the_source_in_words() -> None:
         "cannot write /data/raw/warc/x.warc.gz: the file system is full"
     )
     assert "internal error" not in outcome.reason
+
+
+def test_a_bad_setting_is_a_config_error_naming_the_variable(
+    capsys, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INCIDENTS_MIN_INTERVAL", "soon")
+    result = run(capsys, "review", "list")
+    assert result.code == 2
+    line = _one_line(result.err)
+    assert "INCIDENTS_MIN_INTERVAL" in line and "incidents settings" in line
