@@ -115,11 +115,10 @@ def main() -> None:
     _timed([py, str(hello)], env, work)
     for i in range(args.runs):
         print(f"run {i + 1}/{args.runs}: ephemeral", file=sys.stderr)
-        runs["hello"].append(_timed([py, str(hello)], env, work))
-        runs["ingest"].append(
-            _timed([*incidents, "ingest", str(page), "--data-dir", str(fresh_dir())], env, work)
-        )
-        runs["draft"].append(_timed([*incidents, "draft", str(page)], env, work))
+        runs["hello"].append(_timed([py, str(hello)], env, work, label="hello"))
+        ingest = [*incidents, "ingest", str(page), "--data-dir", str(fresh_dir())]
+        runs["ingest"].append(_timed(ingest, env, work, label="ingest"))
+        runs["draft"].append(_timed([*incidents, "draft", str(page)], env, work, label="draft"))
         errors = [
             ([*incidents, "ingest", str(work / "missing.html")], 2),
             ([*incidents, "ingest", "ftp://ftp.example.org/postmortem.html"], 2),
