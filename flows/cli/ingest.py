@@ -123,7 +123,16 @@ def warm_here(request: IngestRequest, settings: Settings) -> None:
     if ephemeral and not discovers and len(request.sources) < POOL_THRESHOLD:
         from flows.pool import warm_in_background
 
-        warm_in_background()
+        warm_in_background(when=_temporary_server_spawned)
+
+
+def _temporary_server_spawned() -> bool:
+    """Whether Prefect's temporary server process has been spawned. Before that, this process
+    imports the server's modules itself (CPU-bound, on the critical path): a warm-up then would
+    only slow it down. After it, this process waits for the server (about 5-8 s)."""
+    module = sys.modules.get("prefect.server.api.server")
+    servers = getattr(getattr(module, "SubprocessASGIServer", None), "_instances", {})
+    return any(getattr(server, "server_process", None) is not None for server in servers.values())
 
 
 Many = Annotated[list[str] | None, typer.Option(help="Repeat for several.")]

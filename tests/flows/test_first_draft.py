@@ -18,7 +18,7 @@ def warmed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     import flows.pool
 
     calls: list[str] = []
-    monkeypatch.setattr(flows.pool, "warm_in_background", lambda: calls.append("warm"))
+    monkeypatch.setattr(flows.pool, "warm_in_background", lambda **_: calls.append("warm"))
     monkeypatch.setattr(flows.pipeline, "start_server", lambda: calls.append("fork server"))
     monkeypatch.delenv("PREFECT_API_URL", raising=False)
     return calls
@@ -53,3 +53,26 @@ def test_with_a_running_server_nothing_is_warmed_ahead(
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:4200/api")
     cli_ingest.warm_here(IngestRequest(sources=["examples/postmortem.html"]), Settings(data_dir=tmp_path))
     assert warmed == []
+
+
+def test_a_warm_up_still_waiting_for_its_moment_is_dropped_by_the_first_draft(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first real draft never waits for a warm-up that has not begun: it drafts at once."""
+    import time
+
+    import flows.pool
+
+    warmed: list[str] = []
+    monkeypatch.setattr(flows.pool, "warm", lambda: warmed.append("warm"))
+    waiting = flows.pool._Warming(when=lambda: False, patience=60)
+    start = time.monotonic()
+    waiting.wait()
+    assert time.monotonic() - start < 1
+    time.sleep(0.2)
+    assert warmed == []
+    ready = flows.pool._Warming(when=lambda: True, patience=60)
+    while ready._state == "waiting":  # its moment has come: it begins
+        time.sleep(0.01)
+    ready.wait()
+    assert warmed == ["warm"]
