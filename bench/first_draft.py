@@ -120,7 +120,7 @@ def main() -> None:
         runs["ingest"].append(_timed(ingest, env, work, label="ingest"))
         runs["draft"].append(_timed([*incidents, "draft", str(page)], env, work, label="draft"))
         errors = [
-            ([*incidents, "ingest", str(work / "missing.html")], 2),
+            ([*incidents, "ingest", str(work / "missing.html")], 0),  # a failed source, at once
             ([*incidents, "ingest", "ftp://ftp.example.org/postmortem.html"], 2),
             ([*incidents, "ingest", "--help"], 0),
         ]

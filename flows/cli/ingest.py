@@ -42,16 +42,22 @@ def _http_or_https(value: str) -> bool:
     return is_url(value) and len(value.split("://", 1)[1]) > 0
 
 
-def preflight(request: IngestRequest, settings: Settings) -> None:
-    """What can be checked before any flow runs, each failure one line and exit 2, in well under a
-    second: the sources given, --url, --from-file, --sources and its groups, the data directory."""
+def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
+    """What can be checked before any flow runs, in well under a second. A usage or config error
+    (a URL of another scheme, --url, --from-file, --sources and its groups, the data directory)
+    is one line and exit 2. Returns the direct sources that can only fail (a missing file, a
+    folder, a type that is not a page), with why: like any failed source they do not stop a run."""
     from flows.jobs import ONLY, unsupported
     from flows.pages import PAGE_TYPES, is_warc
 
+    doomed: dict[str, str] = {}
     for source in request.sources:
-        usage = unsupported(source) or _local_problem(source, PAGE_TYPES, is_warc)
+        usage = unsupported(source)
         if usage:
             usage_error(usage)
+        why = _local_problem(source, PAGE_TYPES, is_warc)
+        if why:
+            doomed[source] = why
     if request.url and not _http_or_https(request.url):
         usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
     if request.from_file:
@@ -72,28 +78,30 @@ def preflight(request: IngestRequest, settings: Settings) -> None:
         check_writable(settings.data_dir, "raw", "records/queue")
     except OSError as exc:
         usage_error(unwritable(exc) or f"cannot use the data directory {settings.data_dir}: {exc}")
+    return doomed
 
 
 def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[Path], bool]) -> str | None:
+    """Why a local source can only fail (its outcome line names the source), or None."""
     from flows.jobs import is_url
 
     if is_url(source):
         return None
     path = Path(source)
     if not path.exists():
-        return f"{source}: no such file (give a URL, a saved page or a WARC file)"
+        return "no such file (give a URL, a saved page or a WARC file)"
     if path.is_dir():
-        return f"{source} is a directory: give page files (.html, .md, .txt) or WARC files"
+        return "is a directory: give page files (.html, .md, .txt) or WARC files"
     if not is_warc(path) and path.suffix.lower() not in page_types:
         kinds = ", ".join([*page_types, ".warc", ".warc.gz"])
-        return f"{source}: unsupported file type {path.suffix or '(none)'}; give {kinds}"
+        return f"unsupported file type {path.suffix or '(none)'}; give {kinds}"
     return None
 
 
 def _check_list(path: Path, only: str) -> None:
-    """--from-file: it exists, and each line is an http(s) URL or a file that exists."""
+    """--from-file: it exists, and no line is a URL of another scheme (a missing file listed in
+    it fails as its source, as on the command line)."""
     from flows.jobs import unsupported
-    from flows.pages import PAGE_TYPES, is_warc
 
     if not path.is_file():
         usage_error(f"--from-file {path}: no such file (give a text file with one URL or path per line)")
@@ -105,7 +113,7 @@ def _check_list(path: Path, only: str) -> None:
         entry = line.strip()
         if not entry or entry.startswith("#"):
             continue
-        why = unsupported(entry) or _local_problem(entry, PAGE_TYPES, is_warc)
+        why = unsupported(entry)
         if why:
             usage_error(f"{path}:{number}: {why}")
 
@@ -133,6 +141,18 @@ def _temporary_server_spawned() -> bool:
     module = sys.modules.get("prefect.server.api.server")
     servers = getattr(getattr(module, "SubprocessASGIServer", None), "_instances", {})
     return any(getattr(server, "server_process", None) is not None for server in servers.values())
+
+
+def _run(request: IngestRequest, settings: Settings, *, verbose: bool, bar: bool) -> list[Outcome]:
+    """The ingest flow over `request`, with a progress bar on a terminal."""
+    quiet_prefect(verbose)
+    warm_here(request, settings)  # a small run drafts in this process: warm it while Prefect starts
+    from flows.pipeline import reporter, run_ingest, warm_workers
+
+    warm_workers(request, settings)
+    if bar:
+        return _with_progress(lambda: run_ingest(request, settings), reporter)
+    return run_ingest(request, settings)
 
 
 Many = Annotated[list[str] | None, typer.Option(help="Repeat for several.")]
@@ -195,17 +215,15 @@ def register(app: typer.Typer) -> None:
             workers=workers,
         )
         settings = make_settings(data_dir)
-        preflight(request, settings)  # usage and config errors: exit 2 before Prefect starts
-        quiet_prefect(verbose)
-        warm_here(request, settings)  # a small run drafts in this process: warm it while Prefect starts
-        from flows.pipeline import reporter, run_ingest, warm_workers
+        doomed = preflight(request, settings)  # usage and config errors: exit 2 before Prefect starts
+        discovers = from_file or feed or sitemap or sources_file
+        if not discovers and len(doomed) == len(sources):
+            # Nothing that can be drafted: each source's failure, at once, without starting Prefect.
+            from flows.jobs import Outcome
 
-        warm_workers(request, settings)
-        show_bar = sys.stderr.isatty() and not as_json
-        if show_bar:
-            outcomes = _with_progress(lambda: run_ingest(request, settings), reporter)
+            outcomes = [Outcome(source=s, status="failed", reason=doomed[s]) for s in sources]
         else:
-            outcomes = run_ingest(request, settings)
+            outcomes = _run(request, settings, verbose=verbose, bar=sys.stderr.isatty() and not as_json)
         if as_json:
             print(json.dumps([o.model_dump(mode="json") for o in outcomes], ensure_ascii=False, indent=2))
         else:

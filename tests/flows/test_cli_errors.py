@@ -54,18 +54,25 @@ def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path, command: st
     assert "must be an http or https URL" in _one_line(result.err)
 
 
-def test_a_missing_or_unsupported_file_is_a_usage_error(capsys, data_dir: Path, tmp_path: Path) -> None:
-    result = run(capsys, "ingest", str(tmp_path / "missing.html"))
-    assert result.code == 2 and "no such file" in _one_line(result.err)
+def test_sources_that_can_only_fail_are_reported_at_once(capsys, data_dir: Path, tmp_path: Path) -> None:
+    """Like any failed source (the run would go on), but with nothing left to draft, without
+    waiting for Prefect; --strict makes them exit 1."""
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(b"%PDF-1.4")
-    result = run(capsys, "ingest", str(pdf))
-    assert result.code == 2 and "unsupported file type .pdf" in _one_line(result.err)
+    missing = tmp_path / "missing.html"
+    result = run(capsys, "ingest", str(missing), str(pdf), str(tmp_path))
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        f"failed  {missing}: no such file (give a URL, a saved page or a WARC file)",
+        f"failed  {pdf}: unsupported file type .pdf; give .html, .htm, .xhtml, .md, .markdown, .txt, .warc, .warc.gz",
+        f"failed  {tmp_path}: is a directory: give page files (.html, .md, .txt) or WARC files",
+    ]
+    assert run(capsys, "ingest", "--strict", str(missing)).code == 1
 
 
 def test_errors_before_any_flow_never_start_prefect(data_dir: Path, tmp_path: Path) -> None:
-    """A missing file, a bad option, --help: answered without importing Prefect (1.5 s) or
-    starting its temporary server (about 7 s)."""
+    """A missing file (a failed source, exit 0), an ftp URL and a missing --from-file (usage
+    errors), --help: answered without importing Prefect (1.5 s) or starting its server (7-10 s)."""
     code = (
         "import sys\nfrom flows.cli import main\n"
         f"codes = [main(['ingest', {str(tmp_path / 'missing.html')!r}]), main(['ingest', 'ftp://x.example/a']),"
@@ -75,14 +82,14 @@ def test_errors_before_any_flow_never_start_prefect(data_dir: Path, tmp_path: Pa
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )
-    assert done.stdout.strip().splitlines()[-1] == "[2, 2, 2, 0] False", done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[0, 2, 2, 0] False", done.stdout + done.stderr
 
 
 def test_from_file_problems_name_the_file_and_line(capsys, data_dir: Path, tmp_path: Path) -> None:
     result = run(capsys, "ingest", "--from-file", str(tmp_path / "urls.txt"))
     assert result.code == 2 and "--from-file" in _one_line(result.err) and "no such file" in result.err
     listing = tmp_path / "urls.txt"
-    listing.write_text("# postmortems\nhttps://blog.example.org/a\n\nftp://x.example/b\n")
+    listing.write_text("# postmortems\nhttps://blog.example.org/a\nmissing.html\nftp://x.example/b\n")
     result = run(capsys, "ingest", "--from-file", str(listing))
     assert result.code == 2
     assert f"{listing}:4: ftp://x.example/b" in _one_line(result.err)
