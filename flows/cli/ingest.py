@@ -47,7 +47,7 @@ def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
     (a URL of another scheme, --url, --from-file, --sources and its groups, the data directory)
     is one line and exit 2. Returns the direct sources that can only fail (a missing file, a
     folder, a type that is not a page), with why: like any failed source they do not stop a run."""
-    from flows.jobs import ONLY, unsupported
+    from flows.jobs import unsupported
     from flows.pages import PAGE_TYPES, is_warc
 
     doomed: dict[str, str] = {}
@@ -61,7 +61,7 @@ def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
     if request.url and not _http_or_https(request.url):
         usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
     if request.from_file:
-        _check_list(Path(request.from_file), ONLY)
+        _check_list(Path(request.from_file))
     if request.sources_file or request.groups:
         from flows.discover import groups_of
         from schema.errors import InputError
@@ -98,7 +98,7 @@ def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[P
     return None
 
 
-def _check_list(path: Path, only: str) -> None:
+def _check_list(path: Path) -> None:
     """--from-file: it exists, and no line is a URL of another scheme (a missing file listed in
     it fails as its source, as on the command line)."""
     from flows.jobs import unsupported
