@@ -12,6 +12,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from flows.pages import is_warc
+from flows.store.atomic import unwritable
 from schema.errors import IngestError, SkipSource
 
 log = logging.getLogger(__name__)
@@ -102,6 +103,9 @@ def failure(source: str, exc: BaseException) -> Outcome:
         return Outcome(source=source, status="skipped", reason=str(exc))
     if isinstance(exc, IngestError):
         return Outcome(source=source, status="failed", reason=str(exc))
+    full = unwritable(exc) if isinstance(exc, OSError) else None
+    if full:  # a data directory that filled up (or went read-only) mid-run: the curator's to fix
+        return Outcome(source=source, status="failed", reason=full)
     # A bug must not stop the other sources; the reason names it so it can be reported.
     log.error("unexpected error on %s", source, exc_info=exc)
     return Outcome(source=source, status="failed", reason=f"internal error: {type(exc).__name__}: {exc}")

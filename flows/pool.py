@@ -61,22 +61,59 @@ def warm() -> None:
     draft_for_queue(DraftTask(job, _SAMPLE, url, url, "text/html", None, "sha256:", "2026-01-01T00:00:00Z"))
 
 
-_warming: threading.Thread | None = None
+class _Warming:
+    """A warm-up of this process in a thread, which may wait for its moment and is dropped if the
+    first real draft comes before that moment (it then pays the first call itself, once)."""
+
+    def __init__(self, when: Callable[[], bool] | None, patience: float) -> None:
+        self._when = when
+        self._patience = patience
+        self._lock = threading.Lock()
+        self._state = "waiting"  # waiting -> warming -> done, or waiting -> dropped
+        self._thread = threading.Thread(target=self._run, name="warm-drafter", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        deadline = time.monotonic() + self._patience
+        while self._when is not None and not self._when() and time.monotonic() < deadline:
+            time.sleep(0.05)
+            if self._state == "dropped":
+                return
+        with self._lock:
+            if self._state != "waiting":
+                return
+            self._state = "warming"
+        try:
+            warm()
+        finally:
+            self._state = "done"
+
+    def wait(self) -> None:
+        with self._lock:
+            if self._state == "waiting":
+                self._state = "dropped"
+                return
+        self._thread.join()
 
 
-def warm_in_background() -> None:
-    """Start warming this process (warm()) in a thread, for a run that drafts its few pages here:
-    the imports and first calls, about 1 s, then overlap Prefect's start instead of following it."""
+_warming: _Warming | None = None
+
+
+def warm_in_background(when: Callable[[], bool] | None = None, patience: float = 30.0) -> None:
+    """Warm this process (warm()) in a thread, for a run that drafts its few pages here: the
+    imports and first calls, about 1 s of CPU, then overlap Prefect's start instead of following
+    it. `when`: warm only once it says so (or after `patience` seconds), e.g. once Prefect's
+    temporary server process is spawned and this process only waits for it."""
     global _warming
     if _warming is None:
-        _warming = threading.Thread(target=warm, name="warm-drafter", daemon=True)
-        _warming.start()
+        _warming = _Warming(when, patience)
 
 
 def wait_warm() -> None:
-    """Let a warm-up started here end before drafting in this process (one first call, not two)."""
+    """Before drafting in this process: let a warm-up under way end (one first call, not two), or
+    drop one still waiting for its moment."""
     if _warming is not None:
-        _warming.join()
+        _warming.wait()
 
 
 def _context() -> BaseContext:

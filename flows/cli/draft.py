@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli.common import error
+from flows.cli.common import error, usage_error
 from flows.clock import utc_now
 from flows.pages import read_page
 from flows.settings import Settings
@@ -31,6 +31,8 @@ def register(app: typer.Typer) -> None:
         """Print the draft of one saved page (the interface our evaluation uses)."""
         if fmt not in ("json", "text"):
             raise typer.BadParameter("must be json or text", param_hint="--format")
+        if url and not url.lower().startswith(("http://", "https://")):
+            usage_error(f"--url {url}: the web address of a saved page must be an http or https URL")
         from extractors import draft_page
         from extractors.draft import explain_draft
 

@@ -42,20 +42,26 @@ def _http_or_https(value: str) -> bool:
     return is_url(value) and len(value.split("://", 1)[1]) > 0
 
 
-def preflight(request: IngestRequest, settings: Settings) -> None:
-    """What can be checked before any flow runs, each failure one line and exit 2, in well under a
-    second: the sources given, --url, --from-file, --sources and its groups, the data directory."""
-    from flows.jobs import ONLY, unsupported
+def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
+    """What can be checked before any flow runs, in well under a second. A usage or config error
+    (a URL of another scheme, --url, --from-file, --sources and its groups, the data directory)
+    is one line and exit 2. Returns the direct sources that can only fail (a missing file, a
+    folder, a type that is not a page), with why: like any failed source they do not stop a run."""
+    from flows.jobs import unsupported
     from flows.pages import PAGE_TYPES, is_warc
 
+    doomed: dict[str, str] = {}
     for source in request.sources:
-        usage = unsupported(source) or _local_problem(source, PAGE_TYPES, is_warc)
+        usage = unsupported(source)
         if usage:
             usage_error(usage)
+        why = _local_problem(source, PAGE_TYPES, is_warc)
+        if why:
+            doomed[source] = why
     if request.url and not _http_or_https(request.url):
         usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
     if request.from_file:
-        _check_list(Path(request.from_file), ONLY)
+        _check_list(Path(request.from_file))
     if request.sources_file or request.groups:
         from flows.discover import groups_of
         from schema.errors import InputError
@@ -72,28 +78,30 @@ def preflight(request: IngestRequest, settings: Settings) -> None:
         check_writable(settings.data_dir, "raw", "records/queue")
     except OSError as exc:
         usage_error(unwritable(exc) or f"cannot use the data directory {settings.data_dir}: {exc}")
+    return doomed
 
 
 def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[Path], bool]) -> str | None:
+    """Why a local source can only fail (its outcome line names the source), or None."""
     from flows.jobs import is_url
 
     if is_url(source):
         return None
     path = Path(source)
     if not path.exists():
-        return f"{source}: no such file (give a URL, a saved page or a WARC file)"
+        return "no such file (give a URL, a saved page or a WARC file)"
     if path.is_dir():
-        return f"{source} is a directory: give page files (.html, .md, .txt) or WARC files"
+        return "is a directory: give page files (.html, .md, .txt) or WARC files"
     if not is_warc(path) and path.suffix.lower() not in page_types:
         kinds = ", ".join([*page_types, ".warc", ".warc.gz"])
-        return f"{source}: unsupported file type {path.suffix or '(none)'}; give {kinds}"
+        return f"unsupported file type {path.suffix or '(none)'}; give {kinds}"
     return None
 
 
-def _check_list(path: Path, only: str) -> None:
-    """--from-file: it exists, and each line is an http(s) URL or a file that exists."""
+def _check_list(path: Path) -> None:
+    """--from-file: it exists, and no line is a URL of another scheme (a missing file listed in
+    it fails as its source, as on the command line)."""
     from flows.jobs import unsupported
-    from flows.pages import PAGE_TYPES, is_warc
 
     if not path.is_file():
         usage_error(f"--from-file {path}: no such file (give a text file with one URL or path per line)")
@@ -105,21 +113,46 @@ def _check_list(path: Path, only: str) -> None:
         entry = line.strip()
         if not entry or entry.startswith("#"):
             continue
-        why = unsupported(entry) or _local_problem(entry, PAGE_TYPES, is_warc)
+        why = unsupported(entry)
         if why:
             usage_error(f"{path}:{number}: {why}")
 
 
 def warm_here(request: IngestRequest, settings: Settings) -> None:
     """Warm this process's drafter in a thread when it will draft the run's pages itself (a few
-    direct sources, no pool): imports and first calls then overlap Prefect's start."""
+    direct sources, no pool) and Prefect's temporary server is about to start: the imports and
+    first calls (about 1 s of CPU) then overlap the server's start-up (7-10 s, mostly spent in
+    its own process). With a running server (PREFECT_API_URL) there is nothing to hide behind,
+    and the warm-up's extra (langdetect's 55 profiles, a sample page) would only add to the run."""
     from flows.scheduler import POOL_THRESHOLD
 
     discovers = request.from_file or request.feeds or request.sitemaps or request.sources_file
-    if not discovers and len(request.sources) < POOL_THRESHOLD:
+    ephemeral = not os.environ.get("PREFECT_API_URL")
+    if ephemeral and not discovers and len(request.sources) < POOL_THRESHOLD:
         from flows.pool import warm_in_background
 
-        warm_in_background()
+        warm_in_background(when=_temporary_server_spawned)
+
+
+def _temporary_server_spawned() -> bool:
+    """Whether Prefect's temporary server process has been spawned. Before that, this process
+    imports the server's modules itself (CPU-bound, on the critical path): a warm-up then would
+    only slow it down. After it, this process waits for the server (about 5-8 s)."""
+    module = sys.modules.get("prefect.server.api.server")
+    servers = getattr(getattr(module, "SubprocessASGIServer", None), "_instances", {})
+    return any(getattr(server, "server_process", None) is not None for server in servers.values())
+
+
+def _run(request: IngestRequest, settings: Settings, *, verbose: bool, bar: bool) -> list[Outcome]:
+    """The ingest flow over `request`, with a progress bar on a terminal."""
+    quiet_prefect(verbose)
+    warm_here(request, settings)  # a small run drafts in this process: warm it while Prefect starts
+    from flows.pipeline import reporter, run_ingest, warm_workers
+
+    warm_workers(request, settings)
+    if bar:
+        return _with_progress(lambda: run_ingest(request, settings), reporter)
+    return run_ingest(request, settings)
 
 
 Many = Annotated[list[str] | None, typer.Option(help="Repeat for several.")]
@@ -182,17 +215,15 @@ def register(app: typer.Typer) -> None:
             workers=workers,
         )
         settings = make_settings(data_dir)
-        preflight(request, settings)  # usage and config errors: exit 2 before Prefect starts
-        quiet_prefect(verbose)
-        warm_here(request, settings)  # a small run drafts in this process: warm it while Prefect starts
-        from flows.pipeline import reporter, run_ingest, warm_workers
+        doomed = preflight(request, settings)  # usage and config errors: exit 2 before Prefect starts
+        discovers = from_file or feed or sitemap or sources_file
+        if not discovers and len(doomed) == len(sources):
+            # Nothing that can be drafted: each source's failure, at once, without starting Prefect.
+            from flows.jobs import Outcome
 
-        warm_workers(request, settings)
-        show_bar = sys.stderr.isatty() and not as_json
-        if show_bar:
-            outcomes = _with_progress(lambda: run_ingest(request, settings), reporter)
+            outcomes = [Outcome(source=s, status="failed", reason=doomed[s]) for s in sources]
         else:
-            outcomes = run_ingest(request, settings)
+            outcomes = _run(request, settings, verbose=verbose, bar=sys.stderr.isatty() and not as_json)
         if as_json:
             print(json.dumps([o.model_dump(mode="json") for o in outcomes], ensure_ascii=False, indent=2))
         else:

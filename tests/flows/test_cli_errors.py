@@ -47,24 +47,32 @@ def test_other_schemes_are_refused_by_name(capsys, data_dir: Path, source: str) 
     assert ONLY in line and source.split(":")[0] + ": URLs are not supported" in line
 
 
-def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path) -> None:
-    result = run(capsys, "ingest", str(PAGE), "--url", "javascript:alert(1)")
+@pytest.mark.parametrize("command", ["ingest", "draft"])
+def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path, command: str) -> None:
+    result = run(capsys, command, str(PAGE), "--url", "javascript:alert(1)")
     assert result.code == 2
     assert "must be an http or https URL" in _one_line(result.err)
 
 
-def test_a_missing_or_unsupported_file_is_a_usage_error(capsys, data_dir: Path, tmp_path: Path) -> None:
-    result = run(capsys, "ingest", str(tmp_path / "missing.html"))
-    assert result.code == 2 and "no such file" in _one_line(result.err)
+def test_sources_that_can_only_fail_are_reported_at_once(capsys, data_dir: Path, tmp_path: Path) -> None:
+    """Like any failed source (the run would go on), but with nothing left to draft, without
+    waiting for Prefect; --strict makes them exit 1."""
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(b"%PDF-1.4")
-    result = run(capsys, "ingest", str(pdf))
-    assert result.code == 2 and "unsupported file type .pdf" in _one_line(result.err)
+    missing = tmp_path / "missing.html"
+    result = run(capsys, "ingest", str(missing), str(pdf), str(tmp_path))
+    assert result.code == 0, result.err
+    assert result.out.splitlines() == [
+        f"failed  {missing}: no such file (give a URL, a saved page or a WARC file)",
+        f"failed  {pdf}: unsupported file type .pdf; give .html, .htm, .xhtml, .md, .markdown, .txt, .warc, .warc.gz",
+        f"failed  {tmp_path}: is a directory: give page files (.html, .md, .txt) or WARC files",
+    ]
+    assert run(capsys, "ingest", "--strict", str(missing)).code == 1
 
 
 def test_errors_before_any_flow_never_start_prefect(data_dir: Path, tmp_path: Path) -> None:
-    """A missing file, a bad option, --help: answered without importing Prefect (1.5 s) or
-    starting its temporary server (about 7 s)."""
+    """A missing file (a failed source, exit 0), an ftp URL and a missing --from-file (usage
+    errors), --help: answered without importing Prefect (1.5 s) or starting its server (7-10 s)."""
     code = (
         "import sys\nfrom flows.cli import main\n"
         f"codes = [main(['ingest', {str(tmp_path / 'missing.html')!r}]), main(['ingest', 'ftp://x.example/a']),"
@@ -74,14 +82,14 @@ def test_errors_before_any_flow_never_start_prefect(data_dir: Path, tmp_path: Pa
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )
-    assert done.stdout.strip().splitlines()[-1] == "[2, 2, 2, 0] False", done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[0, 2, 2, 0] False", done.stdout + done.stderr
 
 
 def test_from_file_problems_name_the_file_and_line(capsys, data_dir: Path, tmp_path: Path) -> None:
     result = run(capsys, "ingest", "--from-file", str(tmp_path / "urls.txt"))
     assert result.code == 2 and "--from-file" in _one_line(result.err) and "no such file" in result.err
     listing = tmp_path / "urls.txt"
-    listing.write_text("# postmortems\nhttps://blog.example.org/a\n\nftp://x.example/b\n")
+    listing.write_text("# postmortems\nhttps://blog.example.org/a\nmissing.html\nftp://x.example/b\n")
     result = run(capsys, "ingest", "--from-file", str(listing))
     assert result.code == 2
     assert f"{listing}:4: ftp://x.example/b" in _one_line(result.err)
@@ -247,3 +255,26 @@ def test_a_read_only_data_directory_is_one_line_for_ingest_and_approve(archived:
     assert approve.returncode == 1
     assert "read-only" in _one_line(approve.stderr)
     assert sorted(p.relative_to(archived) for p in archived.rglob("*")) == before  # nothing half-written
+
+
+def test_a_disk_that_fills_up_mid_run_fails_the_source_in_words() -> None:
+    import errno
+
+    from flows.jobs import failure
+
+    outcome = failure("a.html", OSError(errno.ENOSPC, "No space left on device", "/data/raw/warc/x.warc.gz"))
+    assert outcome.status == "failed"
+    assert outcome.reason and outcome.reason.startswith(
+        "cannot write /data/raw/warc/x.warc.gz: the file system is full"
+    )
+    assert "internal error" not in outcome.reason
+
+
+def test_a_bad_setting_is_a_config_error_naming_the_variable(
+    capsys, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INCIDENTS_MIN_INTERVAL", "soon")
+    result = run(capsys, "review", "list")
+    assert result.code == 2
+    line = _one_line(result.err)
+    assert "INCIDENTS_MIN_INTERVAL" in line and "incidents settings" in line

@@ -422,7 +422,9 @@ def test_bad_sources_file_is_one_clear_failure(capsys, data_dir: Path) -> None:
     toml = data_dir / "sources.toml"
     toml.write_text('[[source]]\nname = "x"\nfeed = "http://127.0.0.1/f"\nsitemap = "http://127.0.0.1/s"\n')
     result = run(capsys, "ingest", "--sources", str(toml))
-    assert "failed" in result.out and "exactly one of urls, feed, sitemap, index" in result.out
+    # a config error: exit 2 before any flow, so that a cron job running it is not green
+    assert result.code == 2 and not result.out
+    assert "exactly one of urls, feed, sitemap, index" in result.err and len(result.err.splitlines()) == 1
 
 
 def _foreign_warc(path: Path) -> None:
