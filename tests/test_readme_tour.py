@@ -74,12 +74,14 @@ def test_the_first_command_and_the_tour_run_verbatim(fresh: tuple[Path, dict[str
     out = done.stdout
     pm, lookalike = "d-9e3de32a9f4d2314", "d-1a13680cc5631b2a"
     assert f"duplicate  {pm}  examples/postmortem.html" in out
+    assert "skipped  examples/game-day.html: not a postmortem: look-alike (drill or game day)" in out
     assert f"drafted  {lookalike}  examples/game-day.html" in out
     assert "approved d-9e3d as IL-0001" in out and f"rejected {lookalike}" in out
     record = (folder / "records" / "IL-0001.json").read_text()
     assert '"root_cause": "expired-certificate"' in record and record in out
+    assert '"symptoms": [\n    "elevated-error-rate"\n  ]' in record  # the reviewer's edit
     approval, rejection = (folder / "records" / "audit.jsonl").read_text().splitlines()[-2:]
-    assert '"action": "approved"' in approval and "expired-certificate" in approval
+    assert '"action": "approved"' in approval and '"to": ["elevated-error-rate"]' in approval
     assert '"action": "rejected"' in rejection and approval in out and rejection in out
 
 
