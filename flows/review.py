@@ -131,6 +131,27 @@ class Reviews:
         with _locked(str(self.records.folder.resolve())):
             return self.records.create(build)
 
+    def _decide(
+        self, draft: Draft, entry: HistoryEntry, update: dict[str, Any], audit: dict[str, Any]
+    ) -> Draft:
+        """One decision on `draft`: `update` and the history `entry` saved as its next version (a
+        stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details."""
+        saved = self.queue.save(
+            draft.model_copy(update=update | {"history": [*draft.history, entry]}),
+            expected_version=draft.version,
+        )
+        self.audit.append(
+            {
+                "at": entry.at,
+                "by": entry.by,
+                "action": entry.action,
+                "draft_id": draft.draft_id,
+                "record_id": entry.record_id,
+            }
+            | audit
+        )
+        return saved
+
     def _pending(self, draft_id: str, action: str, expected_version: int | None = None) -> Draft:
         draft = self.queue.get(draft_id)
         if expected_version is not None and draft.version != expected_version:
@@ -187,22 +208,12 @@ class Reviews:
                 return validate_as(Record, data, what=f"record {record_id} from {draft.draft_id}")
 
             record = self._create_record(build)
-            history = [
-                *draft.history,
-                HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
-            ]
-            self.queue.save(
-                draft.model_copy(update={"status": "approved", "history": history}),
-                expected_version=draft.version,
-            )
             approved = record.model_dump(mode="json")
-            self.audit.append(
+            self._decide(
+                draft,
+                HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
+                {"status": "approved"},
                 {
-                    "at": now,
-                    "by": reviewer,
-                    "action": "approved",
-                    "draft_id": draft.draft_id,
-                    "record_id": record.id,
                     "drafter": draft.source.drafter,
                     "changes": [
                         c
@@ -211,7 +222,7 @@ class Reviews:
                         # the library URL is stamped at approval; a change only when edited
                         and (c["field"] != "url" or "url" in edits)
                     ],
-                }
+                },
             )
             return record
 
@@ -235,27 +246,12 @@ class Reviews:
         reason = reason.strip() or REJECT_CODES[code or "other"]
         with self._deciding(draft_id) as draft_id:
             draft = self._pending(draft_id, "reject", expected_version)
-            history = [
-                *draft.history,
+            return self._decide(
+                draft,
                 HistoryEntry(at=now, by=reviewer, action="rejected", reason=reason, code=code),
-            ]
-            saved = self.queue.save(
-                draft.model_copy(update={"status": "rejected", "history": history}),
-                expected_version=draft.version,
+                {"status": "rejected"},
+                {"reason": reason, "code": code, "drafter": draft.source.drafter},
             )
-            self.audit.append(
-                {
-                    "at": now,
-                    "by": reviewer,
-                    "action": "rejected",
-                    "draft_id": draft.draft_id,
-                    "record_id": None,
-                    "reason": reason,
-                    "code": code,
-                    "drafter": draft.source.drafter,
-                }
-            )
-            return saved
 
     def save_edits(
         self,
@@ -284,27 +280,14 @@ class Reviews:
             if not changes:
                 return draft
             names = sorted({c["field"] for c in changes})
-            history = [
-                *draft.history,
+            return self._decide(
+                draft,
                 HistoryEntry(
                     at=now, by=reviewer, action="edited", reason="changed " + ", ".join(names)[:500]
                 ),
-            ]
-            saved = self.queue.save(
-                draft.model_copy(update={"record": body, "history": history}), expected_version=draft.version
+                {"record": body},
+                {"drafter": draft.source.drafter, "changes": changes},
             )
-            self.audit.append(
-                {
-                    "at": now,
-                    "by": reviewer,
-                    "action": "edited",
-                    "draft_id": draft.draft_id,
-                    "record_id": None,
-                    "drafter": draft.source.drafter,
-                    "changes": changes,
-                }
-            )
-            return saved
 
     def reject_many(
         self, draft_ids: list[str], *, reviewer: str, reason: str, code: str, now: str | None = None
@@ -356,25 +339,12 @@ class Reviews:
                         else ""
                     )
                 )
-            history = [
-                *draft.history,
+            return self._decide(
+                draft,
                 HistoryEntry(at=now, by=reviewer, action="reopened", reason=reason.strip() or None),
-            ]
-            saved = self.queue.save(
-                draft.model_copy(update={"status": "pending", "history": history}),
-                expected_version=draft.version,
+                {"status": "pending"},
+                {"reason": reason.strip() or None},
             )
-            self.audit.append(
-                {
-                    "at": now,
-                    "by": reviewer,
-                    "action": "reopened",
-                    "draft_id": draft.draft_id,
-                    "record_id": None,
-                    "reason": reason.strip() or None,
-                }
-            )
-            return saved
 
     def stats(self) -> dict[str, Any]:
         """From the audit log: acceptance rate, rejection reasons, most-edited fields per drafter."""
