@@ -154,7 +154,10 @@ def test_script_in_a_title_is_shown_as_text_and_never_runs(page, site) -> None:
     assert page.title().startswith("<script>")  # the page's own <title>, as text
     page.click("[data-tab=snapshot]")
     frame = page.frame_locator("#tab-snapshot iframe")
-    assert "certificate on the internal payment gateway expired" in frame.locator("body").inner_text()
+    # The frame loads after the click: expect() waits for its text (inner_text() would not).
+    playwright.expect(frame.locator("body")).to_contain_text(
+        "certificate on the internal payment gateway expired"
+    )
     page.wait_for_timeout(300)
     assert page.dialogs == []
     assert page.evaluate("document.title") != "pwned"
