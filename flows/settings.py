@@ -78,7 +78,10 @@ class Settings(BaseSettings):
         default=120.0, description="Seconds one page's extraction and drafting may take (0: no limit)."
     )
     # Review and read access.
-    review_token: str = Field(default="", description="Token the review web app asks for.")
+    # A SecretStr: Prefect stores a flow run's parameters (Settings among them) in its database.
+    review_token: SecretStr = Field(
+        default=SecretStr(""), description="Token the review web app asks for (never printed)."
+    )
     library_base_url: str = Field(
         default="",
         description="Base URL of your incident library's pages; a record's url is BASE/IL-NNNN "

@@ -163,7 +163,7 @@ def serve(
 
     settings = make_settings(data_dir)
     try:
-        check_bind(host, settings.review_token)
+        check_bind(host, settings.review_token.get_secret_value())
     except InputError as exc:  # a configuration to fix, not a failure: exit 2 like other usage errors
         raise typer.BadParameter(str(exc), param_hint="--host") from exc
     print(f"serving {settings.data_dir} at http://{host}:{port}/ (Ctrl-C stops)")

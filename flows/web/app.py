@@ -35,7 +35,7 @@ def create_app(settings: Settings, *, review: bool = True) -> FastAPI:
         docs_url=None,  # Swagger UI loads from a CDN; /api/docs is our own page of the OpenAPI schema
         redoc_url=None,
     )
-    guard = Guard(settings.review_token)
+    guard = Guard(settings.review_token.get_secret_value())
     app.state.settings = settings
     app.state.services = Services(settings)
     app.state.guard = guard
@@ -75,5 +75,5 @@ def serve(settings: Settings, host: str, port: int) -> None:
     """Run the app under uvicorn until interrupted (refusing a public address without a token)."""
     import uvicorn
 
-    check_bind(host, settings.review_token)
+    check_bind(host, settings.review_token.get_secret_value())
     uvicorn.run(create_app(settings), host=host, port=port, log_level="warning")

@@ -69,7 +69,7 @@ def render(request: Request, name: str, context: dict[str, Any], status: int = 2
         "csrf": token,
         "reviewer": reviewer_of(request),
         "review": request.app.state.review,
-        "login": bool(request.app.state.settings.review_token),
+        "login": bool(request.app.state.settings.review_token.get_secret_value()),
         "done": "",
         **context,
     }

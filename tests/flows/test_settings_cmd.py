@@ -54,3 +54,11 @@ def test_help_names_the_settings_a_curator_needs_first(capsys) -> None:
 
 def test_the_library_base_url_is_unset_by_default() -> None:
     assert Settings().library_base_url == ""
+
+
+def test_secrets_are_masked_where_settings_are_serialised() -> None:
+    # Prefect stores a flow run's parameters, Settings among them, in its database as JSON.
+    settings = Settings(review_token="s3cret-token", llm_api_key="k3y-value")
+    dumped = settings.model_dump_json()
+    assert "s3cret-token" not in dumped and "k3y-value" not in dumped
+    assert settings.review_token.get_secret_value() == "s3cret-token"
