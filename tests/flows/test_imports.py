@@ -74,3 +74,21 @@ def test_no_import_cycle_between_flows_modules() -> None:
     for module, imported in KNOWN:
         graph[module].discard(imported)
     assert _cycle(graph) is None
+
+
+ENGINE = {"flows.ingest", "flows.jobs", "flows.drafting", "flows.stages", "flows.scheduler", "flows.pool"}
+ENGINE |= {"flows.pipeline", "flows.discover", "flows.schedule"}
+
+
+def test_the_web_app_and_the_library_never_reach_the_ingest_engine() -> None:
+    graph = _graph()
+    rooms = [m for m in graph if m.startswith(("flows.web", "flows.library"))]
+    assert rooms  # the rooms exist, so the check below checks something
+    seen: set[str] = set()
+    todo = list(rooms)
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(graph[module])
+    assert not seen & ENGINE, sorted(seen & ENGINE)
