@@ -166,3 +166,57 @@ def test_flows_keeps_only_a_thin_wrapper() -> None:
 def test_reports_that_share_words_with_a_look_alike_class_are_kept(title: str, body: str) -> None:
     result = draft_page(page(title, body), url="https://e.example/k/")
     assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons
+
+
+# Look-alikes whose title names no class: a template is known by its blanks, a guide by whom it
+# addresses (pages of our own in en, ko, ja; the reason names the rule that caught them).
+BY_SHAPE = {
+    "not-template-blanks-en": "blanks to fill in",
+    "not-template-blanks-ko": "blanks to fill in",
+    "not-template-blanks-ja": "blanks to fill in",
+    "not-guide-reader-en": "addresses the reader",
+    "not-guide-reader-ko": "addresses the reader",
+    "not-guide-reader-ja": "addresses the reader",
+}
+
+
+@pytest.mark.parametrize(("name", "why"), sorted(BY_SHAPE.items()))
+def test_templates_and_guides_are_rejected_whatever_their_title(name: str, why: str) -> None:
+    verdict = verdict_of(name)
+    assert verdict.verdict is False
+    assert any("process guide or template" in r and why in r for r in verdict.reasons), verdict.reasons
+
+
+def test_template_blanks_are_counted_by_kind() -> None:
+    from extractors.gate import template_page
+
+    text = "[Describe the impact] [Who was affected?] HH:MM [What fixed it] TODO"
+    assert template_page(text, text.lower()) is not None  # 3 bracketed blanks, HH:MM and TODO
+    # Footnotes, one-word brackets and a TODO in a code sample are no blanks.
+    prose = "The fix [1] was merged [edit] by [REDACTED]. The code said TODO: remove. See [2]."
+    assert template_page(prose, prose.lower()) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "Security incident: leaked publishing tokens",
+            "<p>On March 3 at 14:05 UTC we detected that an attacker had exfiltrated publishing tokens "
+            "from a build workflow. If you published a release between March 1 and March 3, your tokens "
+            "may be affected: you should revoke your tokens, check your account's audit log, and tell "
+            "your users if your package was changed. You can find your tokens under Settings; if you "
+            "need help, reply to your notification email.</p><h2>Timeline</h2><p>14:05 detected; 15:30 "
+            "tokens revoked.</p><h2>Root cause</h2><p>A workflow printed the token to a public log.</p>",
+        ),
+        (
+            "Outage of the search API on May 2",
+            "<p>On May 2 search returned errors for 45 minutes [1]. About 900 customers were affected.</p>"
+            "<h2>Root cause</h2><p>A config push by [REDACTED] disabled the index [edit]; the code had a "
+            "TODO: validate this field, never done [2].</p><h2>Resolution</h2><p>We rolled back at 10:45.</p>",
+        ),
+    ],
+)
+def test_reports_that_address_users_or_cite_sources_are_kept(title: str, body: str) -> None:
+    result = draft_page(page(title, body), url="https://e.example/k/")
+    assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons
