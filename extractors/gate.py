@@ -77,6 +77,8 @@ MIN_INDEX_ENTRIES = 4
 # ... or more than this many links per 100 words (an article with references stays near 3).
 MAX_LINKS_PER_100_WORDS = 12.0
 MIN_INDEX_LINKS = 8
+# ... and their text is at least this share of the page's words.
+MIN_LINKED_SHARE = 0.4
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _WORD = re.compile(r"[^\W\u3040-\u30ff\u3400-\u9fff]+")
@@ -229,7 +231,10 @@ def index_page(doc: Document, folded_title: str, found: _Found) -> str | None:
         return f"look-alike (index or tag page): {dated} list entries that are dated links"
     if links >= MIN_INDEX_LINKS:
         words = max(1, count_words(doc.text))
-        if 100 * links / words > MAX_LINKS_PER_100_WORDS:
+        # An index is mostly its links' text (the listed titles); a short report that cites many
+        # pull requests and dashboards ("PR #12", "dashboard") is mostly its own words.
+        linked = count_words(" ".join(link.text for link in doc.links))
+        if 100 * links / words > MAX_LINKS_PER_100_WORDS and linked >= MIN_LINKED_SHARE * words:
             return f"look-alike (index or tag page): {links} links in {words} words"
         if m := title_cue.search(folded_title):
             return f"look-alike (index or tag page): title says {m.group(0)!r}, {links} links"
