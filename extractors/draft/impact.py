@@ -21,7 +21,8 @@ MAX_CUE_QUOTES = 3
 SCOPE_CHARS = 300
 # Who was affected, counted with its unit: people, customers, requests or organisations, never
 # another count (error types, servers, packages, services). PEOPLE outrank REQUESTS when a page
-# gives both ("70% of requests failed ... 900 users").
+# gives both ("70% of requests failed ... 900 users"). A number right after '#', a letter, ':' or
+# '.' is an identifier, a version or a clock time ("PR #3 builds", "v2 users", "10:00 users"), no count.
 PEOPLE_NOUNS = (
     r"users?|customers?|accounts?|people|members?|developers?|players?|merchants?|sellers?|subscribers?|"
     r"organi[sz]ations?|orgs?|tenants?|companies|teams?|"
@@ -35,7 +36,7 @@ USER_NOUNS = PEOPLE_NOUNS + "|" + REQUEST_NOUNS
 _PEOPLE_TAIL = re.compile(rf"(?i)(?:{PEOPLE_NOUNS})$")
 COUNT = re.compile(
     rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
-    rf"\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
+    rf"(?<![#.:,A-Za-z0-9])\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
 )
 _DIGIT = re.compile(r"\d")
 
