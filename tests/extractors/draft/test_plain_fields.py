@@ -41,3 +41,9 @@ def test_plain_symptoms_and_trigger(title: str, body: str, symptom: str, trigger
     draft = draft_page(page(title, body), url="https://e.example/p/").draft
     assert any(e.quote == symptom for e in draft.evidence.get("symptoms_text") or [])
     assert any(e.quote == trigger for e in draft.evidence.get("trigger") or [])
+
+
+@pytest.mark.parametrize(("title", "body", "symptom", "trigger"), CASES)
+def test_plain_impact_quotes_who_could_not_do_what(title: str, body: str, symptom: str, trigger: str) -> None:
+    draft = draft_page(page(title, body), url="https://e.example/p/").draft
+    assert any(e.quote == symptom for e in draft.evidence.get("impact") or []), draft.evidence.get("impact")
