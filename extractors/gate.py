@@ -11,6 +11,8 @@ or a fix. The gate decides in this order, the first decisive step wins:
    release notes, security advisories with no intrusion, write-ups that name outages as a risk,
    hiring and culture posts. A class needs its title cue plus one body cue, or three different
    body cues, and none of its "unless" cues (a maintenance that overran is an incident).
+   Whatever the title: a template (blanks to fill in: "[Describe the impact]", YYYY-MM-DD, TODO)
+   and a guide (it addresses its reader, "you", 여러분, しましょう, more than it says "we").
 4. The narrative score: a log-odds sum over incident headings, incident wording, clock times
    and what the drafters filled from incident sections, minus other pages' wording.
 
@@ -75,6 +77,8 @@ MIN_INDEX_ENTRIES = 4
 # ... or more than this many links per 100 words (an article with references stays near 3).
 MAX_LINKS_PER_100_WORDS = 12.0
 MIN_INDEX_LINKS = 8
+# ... and their text is at least this share of the page's words.
+MIN_LINKED_SHARE = 0.4
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _WORD = re.compile(r"[^\W\u3040-\u30ff\u3400-\u9fff]+")
@@ -227,7 +231,10 @@ def index_page(doc: Document, folded_title: str, found: _Found) -> str | None:
         return f"look-alike (index or tag page): {dated} list entries that are dated links"
     if links >= MIN_INDEX_LINKS:
         words = max(1, count_words(doc.text))
-        if 100 * links / words > MAX_LINKS_PER_100_WORDS:
+        # An index is mostly its links' text (the listed titles); a short report that cites many
+        # pull requests and dashboards ("PR #12", "dashboard") is mostly its own words.
+        linked = count_words(" ".join(link.text for link in doc.links))
+        if 100 * links / words > MAX_LINKS_PER_100_WORDS and linked >= MIN_LINKED_SHARE * words:
             return f"look-alike (index or tag page): {links} links in {words} words"
         if m := title_cue.search(folded_title):
             return f"look-alike (index or tag page): title says {m.group(0)!r}, {links} links"
@@ -254,6 +261,80 @@ def look_alike(doc: Document, folded_title: str, found: _Found, folded: str) -> 
     return None
 
 
+# A template: this many blanks of at least two kinds, or this many bracketed blanks alone.
+MIN_TEMPLATE_BLANKS = 4
+MIN_TEMPLATE_KINDS = 2
+MAX_BLANKS_PER_KIND = 2
+# A guide: at least this many words addressed to the reader, and more of them than the writers'
+# own "we" (a report speaks of what we did; "if you were affected, rotate your tokens" stays under).
+MIN_READER_WORDS = 10
+# ... and speaks to the reader as the one who runs incidents ("your team", "a good postmortem"),
+# with this many different cues: a notice to affected users ("rotate your tokens") does not.
+MIN_RESPONDER_CUES = 2
+# "[Describe the impact]", "[All times in UTC]": a bracketed span of two or more words or of CJK
+# text; "[1]", "[edit]" and "[REDACTED]" are one word and stay out.
+_BLANK = re.compile(
+    r"\[(?=[^\[\]\n]*?(?:\w\s+\w|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]))[^\[\]\n]{3,160}\]"
+)
+
+
+@cache
+def _template_cues() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    t = _data()["template"]
+    return tuple(t["markers"]), tuple(f.lower() for f in t["fill_in"])
+
+
+def template_page(text: str, folded: str) -> str | None:
+    """Why the page is a template with blanks to fill in, or None (`folded`: the text lower-cased)."""
+    markers, fill_in = _template_cues()
+    kinds: dict[str, int] = {}
+    if blanks := len(_BLANK.findall(text)):
+        kinds["[...]"] = blanks
+    for m in markers:
+        if n := text.count(m):
+            kinds[m] = n
+    for f in fill_in:
+        if n := folded.count(f):
+            kinds[f] = n
+    points = sum(min(MAX_BLANKS_PER_KIND, n) for n in kinds.values())
+    if kinds.get("[...]", 0) < MIN_TEMPLATE_BLANKS and (
+        points < MIN_TEMPLATE_BLANKS or len(kinds) < MIN_TEMPLATE_KINDS
+    ):
+        return None
+    said = ", ".join(f"{k!r} x{n}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1])[:4])
+    return f"look-alike (process guide or template): blanks to fill in: {said}"
+
+
+@cache
+def _guide_cues() -> tuple[re.Pattern[str], re.Pattern[str], Lexicon]:
+    g = _data()["guide"]
+
+    def words(cues: list[str]) -> re.Pattern[str]:
+        latin = [re.escape(c) for c in cues if c.isascii()]
+        cjk = [re.escape(c) for c in cues if not c.isascii()]
+        return re.compile(r"(?<![\w'])(?:" + "|".join(latin) + r")(?![\w'])|" + "|".join(cjk))
+
+    return words(g["reader"]), words(g["writer"]), _lexicon(g["responder"])
+
+
+def guide_page(folded: str) -> str | None:
+    """Why the page is a guide that addresses its reader rather than a report of what happened."""
+    reader, writer, responder = _guide_cues()
+    you = reader.findall(folded)
+    if len(you) < MIN_READER_WORDS:
+        return None
+    we = len(writer.findall(folded))
+    if len(you) <= we:
+        return None
+    roles = sorted({folded[a:b] for a, b in responder.spans(folded)})
+    if len(roles) < MIN_RESPONDER_CUES:
+        return None
+    return (
+        f"look-alike (process guide or template): addresses the reader {len(you)} times, the "
+        f"writers' own 'we' {we} times; speaks to the reader as responder: {', '.join(roles[:4])}"
+    )
+
+
 def judge(doc: Document, signals: Signals | None = None) -> Verdict:
     """The gate's verdict on one extracted page, with its reasons."""
     signals = signals or Signals()
@@ -262,7 +343,12 @@ def judge(doc: Document, signals: Signals | None = None) -> Verdict:
     if why := no_article(doc, folded):
         return Verdict(verdict=False, score=0.0, reasons=[why])
     found = _scan(folded)
-    if why := index_page(doc, title, found) or look_alike(doc, title, found, folded):
+    if why := (
+        index_page(doc, title, found)
+        or look_alike(doc, title, found, folded)
+        or template_page(doc.text, folded)
+        or guide_page(folded)
+    ):
         return Verdict(verdict=False, score=0.05, reasons=[why])
     return _narrative_verdict(folded, title, signals, found)
 

@@ -88,6 +88,25 @@ def split_sentences(
         base = pos + line.start()
         if lang == "ko":
             spans.extend(_korean_spans(chunk, base))
+        elif lang in ("ja", "zh"):
+            spans.extend(cut for a, b in _sentencex_spans(chunk, base, lang) for cut in _cjk_cuts(text, a, b))
         else:
             spans.extend(_sentencex_spans(chunk, base, lang))
     return spans
+
+
+# A full-width full stop, exclamation or question mark always ends a Japanese or Chinese sentence
+# (it is never a decimal point): sentencex keeps "…しました。40分間、…" whole before a digit.
+_CJK_CLOSE = "\u300d\u300f\uff09)\\]\"'\u201d\u2019"
+_CJK_END = re.compile(f"[\u3002\uff01\uff1f][{_CJK_CLOSE}]*(?=[^\\s{_CJK_CLOSE}])")
+
+
+def _cjk_cuts(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    a = start
+    for m in _CJK_END.finditer(text, start, end):
+        if m.end() < end:
+            out.append(trim(text, a, m.end()))
+            a = m.end()
+    out.append(trim(text, a, end))
+    return [(x, y) for x, y in out if y > x]

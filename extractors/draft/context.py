@@ -65,6 +65,26 @@ def _split(text: str, lang: str, start: int, end: int) -> list[tuple[int, int]]:
     return out
 
 
+# A heading that is a timeline entry's time and nothing else: "2024-03-03 22:40 UTC", "14:05",
+# "March 3, 9:05 PM PDT", "오후 11시 13분", "14時05分".
+_STAMP_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s*(?:時|시)")
+_STAMP_REST = re.compile(
+    r"(?i)[\d\s:\-/.,()+~–年月日時分秒시분초오전후午前後]+|\b(?:utc|gmt|[a-z]{1,2}[sd]?t|am|pm|a\.m\.|p\.m\."
+    r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
+)
+MAX_STAMP = 40
+
+
+def stamp_heading(heading: str) -> bool:
+    """Whether a heading is only a date and clock time (a timeline entry's time)."""
+    heading = heading.strip().lstrip("#").strip()
+    return (
+        len(heading) <= MAX_STAMP
+        and bool(_STAMP_TIME.search(heading))
+        and len(_STAMP_REST.sub("", heading)) <= 2
+    )
+
+
 @dataclass(frozen=True)
 class Sentence:
     """One sentence of the document, where it sits and what its section is about."""
@@ -128,8 +148,12 @@ class Context:
     def sentences(self) -> list[Sentence]:
         text = self.doc.text
         out: list[Sentence] = []
+        stamp: Block | None = None  # a heading that is only a time ("### 2024-03-03 22:40")
         for i, block in enumerate(self.blocks):
-            if block.kind in ("heading", "code"):
+            if block.kind == "heading":
+                stamp = block if stamp_heading(text[block.start : block.end]) else None
+                continue
+            if block.kind == "code":
                 continue
             role, heading = self.role_at(block.start)
             if _front_matter(text[block.start : block.end]):
@@ -140,6 +164,11 @@ class Context:
                     spans = _split(text, self.lang, block.start, block.end)
             else:
                 spans = _split(text, self.lang, block.start, block.end)
+            if stamp is not None and spans:
+                # The entry under a time heading is told at that time: its first sentence starts
+                # at the heading, so the timeline reads the time and the event together.
+                spans[0] = (stamp.start, spans[0][1])
+                stamp = None
             for a, b in spans:
                 if b > a and text[a:b].strip():
                     out.append(Sentence(a, b, text[a:b], role, heading, block.kind, i))

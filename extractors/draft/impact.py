@@ -18,10 +18,12 @@ from extractors.draft.negation import negated
 
 MAX_QUOTES = 4
 MAX_CUE_QUOTES = 3
+MIN_SENTENCE = 20
 SCOPE_CHARS = 300
 # Who was affected, counted with its unit: people, customers, requests or organisations, never
 # another count (error types, servers, packages, services). PEOPLE outrank REQUESTS when a page
-# gives both ("70% of requests failed ... 900 users").
+# gives both ("70% of requests failed ... 900 users"). A number right after '#', a letter, ':' or
+# '.' is an identifier, a version or a clock time ("PR #3 builds", "v2 users", "10:00 users"), no count.
 PEOPLE_NOUNS = (
     r"users?|customers?|accounts?|people|members?|developers?|players?|merchants?|sellers?|subscribers?|"
     r"organi[sz]ations?|orgs?|tenants?|companies|teams?|"
@@ -35,7 +37,7 @@ USER_NOUNS = PEOPLE_NOUNS + "|" + REQUEST_NOUNS
 _PEOPLE_TAIL = re.compile(rf"(?i)(?:{PEOPLE_NOUNS})$")
 COUNT = re.compile(
     rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
-    rf"\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
+    rf"(?<![#.:,A-Za-z0-9])\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
 )
 _DIGIT = re.compile(r"\d")
 
@@ -82,9 +84,12 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     # Impact is told anywhere but in plans and lessons: summaries, cause sections, timelines.
     near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
     scored = []
+    # A sentence this short is a label or a heading; Japanese and Chinese say as much in half the
+    # characters ("40分間、誰も決済できずにいました。" is 18).
+    least = MIN_SENTENCE // 2 if ctx.lang in ("ja", "zh") else MIN_SENTENCE
     for i, s in enumerate(near):
         n = cued.get(s.start, 0) + (2 if _count_in(ctx, s) else 0)
-        if n >= 1 and len(s.text) >= 20:
+        if n >= 1 and len(s.text) >= least:
             scored.append((-n, i, s))
     # The sentences with most impact cues, told in page order.
     chosen = sorted(sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_CUE_QUOTES], key=lambda t: t[1])

@@ -39,7 +39,14 @@ DETECT_EN = re.compile(
 )
 RESOLVE_EN = re.compile(r"(?i)\b(?:resolved|restored|recovered|mitigated|fixed|back online|back to normal)\b")
 CJK_RESOLVE_HEAD = re.compile(r"(?:복구|해결|정상화|復旧|解消|回復)(?:까지|하는 데|되기까지|まで|までに)\s*$")
-CJK_RESOLVE_TAIL = re.compile(r"^\s*(?:동안|간|にわたり|にわたって|の間|停止|ダウン|中断)")
+CJK_RESOLVE_TAIL = re.compile(
+    r"^\s*(?:동안|간|지속|にわたり|にわたって|の間|停止|ダウン|中断|発生し|継続|続き|続い)"
+)
+# "장애 발생 15분 후 알림으로 인지했습니다", "障害発生から15分後にアラートで検知しました": a duration
+# after the start, then the detection in the same sentence.
+CJK_AFTER = re.compile(r"^\s*(?:후|뒤|後|あと)")
+CJK_FROM_START = re.compile(r"(?:발생|시작|発生|開始)\s*(?:から|부터|이후)?\s*$")
+CJK_DETECT_LATER = re.compile(r"감지|인지|발견|알림|알람|検知|発見|気づ|アラート|通知")
 CJK_DETECT = re.compile(r"(감지|인지|발견)(까지|하는 데)|(検知|発見|気づく)まで")
 
 
@@ -113,7 +120,11 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
             tail = s.text[m.end() : m.end() + 12]
             head = s.text[max(0, m.start() - 12) : m.start()]
             delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
-            if CJK_DETECT.search(head + tail):
+            if CJK_DETECT.search(head + tail) or (
+                CJK_AFTER.match(tail)
+                and CJK_FROM_START.search(head)
+                and CJK_DETECT_LATER.search(s.text[m.end() :])
+            ):
                 out.setdefault("detected_after", (delta, s, m.start(), m.end()))
             elif (CJK_RESOLVE_HEAD.search(head) or CJK_RESOLVE_TAIL.search(tail)) and IMPACT_WORDS.search(
                 s.text

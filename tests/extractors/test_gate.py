@@ -166,3 +166,114 @@ def test_flows_keeps_only_a_thin_wrapper() -> None:
 def test_reports_that_share_words_with_a_look_alike_class_are_kept(title: str, body: str) -> None:
     result = draft_page(page(title, body), url="https://e.example/k/")
     assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons
+
+
+# Look-alikes whose title names no class: a template is known by its blanks, a guide by whom it
+# addresses (pages of our own in en, ko, ja; the reason names the rule that caught them).
+BY_SHAPE = {
+    "not-template-blanks-en": "blanks to fill in",
+    "not-template-blanks-ko": "blanks to fill in",
+    "not-template-blanks-ja": "blanks to fill in",
+    "not-guide-reader-en": "addresses the reader",
+    "not-guide-reader-ko": "addresses the reader",
+    "not-guide-reader-ja": "addresses the reader",
+}
+
+
+@pytest.mark.parametrize(("name", "why"), sorted(BY_SHAPE.items()))
+def test_templates_and_guides_are_rejected_whatever_their_title(name: str, why: str) -> None:
+    verdict = verdict_of(name)
+    assert verdict.verdict is False
+    assert any("process guide or template" in r and why in r for r in verdict.reasons), verdict.reasons
+
+
+def test_template_blanks_are_counted_by_kind() -> None:
+    from extractors.gate import template_page
+
+    text = "[Describe the impact] [Who was affected?] HH:MM [What fixed it] TODO"
+    assert template_page(text, text.lower()) is not None  # 3 bracketed blanks, HH:MM and TODO
+    # Footnotes, one-word brackets and a TODO in a code sample are no blanks.
+    prose = "The fix [1] was merged [edit] by [REDACTED]. The code said TODO: remove. See [2]."
+    assert template_page(prose, prose.lower()) is None
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "Security incident: leaked publishing tokens",
+            "<p>On March 3 at 14:05 UTC we detected that an attacker had exfiltrated publishing tokens "
+            "from a build workflow. If you published a release between March 1 and March 3, your tokens "
+            "may be affected: you should revoke your tokens, check your account's audit log, and tell "
+            "your users if your package was changed. You can find your tokens under Settings; if you "
+            "need help, reply to your notification email.</p><h2>Timeline</h2><p>14:05 detected; 15:30 "
+            "tokens revoked.</p><h2>Root cause</h2><p>A workflow printed the token to a public log.</p>",
+        ),
+        (
+            "Outage of the search API on May 2",
+            "<p>On May 2 search returned errors for 45 minutes [1]. About 900 customers were affected.</p>"
+            "<h2>Root cause</h2><p>A config push by [REDACTED] disabled the index [edit]; the code had a "
+            "TODO: validate this field, never done [2].</p><h2>Resolution</h2><p>We rolled back at 10:45.</p>",
+        ),
+    ],
+)
+def test_reports_that_address_users_or_cite_sources_are_kept(title: str, body: str) -> None:
+    result = draft_page(page(title, body), url="https://e.example/k/")
+    assert result.draft.postmortem.verdict is True, result.draft.postmortem.reasons
+
+
+# Reports in plain words, or shaped like a look-alike, that are still one incident that happened
+# (pages of our own): a report citing many pull requests is no index; "designing" in the title, a
+# release that crashed, a failover test that took production down; casual ko/ja blog posts.
+_PR_LINKS = "".join(
+    f'<li>{h}:{m:02d} <a href="https://github.com/o/r/pull/{n}">PR #{n}</a> {t}</li>'
+    for n, (h, m, t) in enumerate(
+        [
+            (14, 5, "merged, builds start failing"),
+            (14, 20, "we notice the red builds"),
+            (14, 40, "revert merged"),
+            (15, 0, "builds green again"),
+        ]
+    )
+)
+PLAIN_REPORTS = {
+    "links": (
+        "Build failures on 2019-03-02",
+        f'<p>For about an hour every build on <a href="https://ci.example">our CI</a> failed. See <a href="https://github.com/o/r/issues/1">#1</a>, <a href="https://github.com/o/r/issues/2">#2</a>, <a href="https://grafana.example/d/1">dashboard</a>, <a href="https://status.example">status page</a>.</p><h2>Timeline</h2><ul>{_PR_LINKS}</ul><h2>What went wrong</h2><p>The new base image lacked git.</p>',
+    ),
+    "plain-words": (
+        "The day our search stopped working",
+        "<p>Last Tuesday search broke for everyone for two hours. People typed queries and got blank pages. We got emails from users before our dashboards showed anything.</p><h2>What happened</h2><p>A new index mapping went out at 10:00 and the search nodes could not read it. They kept crashing and restarting.</p><h2>What we are doing</h2><p>We now check mappings before they ship.</p>",
+    ),
+    "ko-casual": (
+        "배포 후 API가 멈춘 날",
+        "<p>지난주 화요일 오후 3시쯤 배포를 하고 나서 API 서버가 응답하지 않았다. 사용자들이 앱에 로그인하지 못했고 문의가 쏟아졌다.</p><h2>문제 상황</h2><p>배포된 버전이 DB 커넥션을 반납하지 않아 커넥션 풀이 가득 찼다.</p><h2>해결 과정</h2><p>이전 버전으로 되돌리자 4시 10분쯤 정상으로 돌아왔다.</p>",
+    ),
+    "ja-casual": (
+        "リリース直後にAPIが止まった話",
+        "<p>先週火曜日の15時頃、リリース直後にAPIサーバーが応答しなくなりました。ユーザーはアプリにログインできず、問い合わせが相次ぎました。</p><h2>何が起きたか</h2><p>新しいバージョンがDB接続を返却せず、コネクションプールが枯渇していました。</p><h2>どう直したか</h2><p>前のバージョンに戻したところ、16時10分頃に正常に戻りました。</p>",
+    ),
+    "arch-title": (
+        "Designing around the cluster lock: what broke in October",
+        "<p>In October our differ cluster locked up for six hours and no diffs were produced. We designed the queue so that in case of a stuck worker the others would go on; that design did not hold.</p><h2>What happened</h2><p>A worker held the lock and never released it.</p><h2>Fix</h2><p>We added a lock timeout.</p>",
+    ),
+    "release-crash": (
+        "v1.4.0 release crash",
+        "<p>We released v1.4.0 on Monday. It crashed on start for every user on macOS 10.13. Bug fixes and improvements in this release were overshadowed by this crash.</p><h2>What went wrong</h2><p>A new API not available on 10.13 was called at start.</p><h2>Fix</h2><p>v1.4.1 ships the fix, 6 hours later.</p>",
+    ),
+    "short-notice": (
+        "Service disruption on May 2",
+        "<p>On May 2 between 14:05 and 14:50 UTC the API returned errors for about 30% of requests. A bad configuration push caused it; we reverted it. We are sorry for the trouble.</p>",
+    ),
+    "drill-went-wrong": (
+        "Failover test took down production",
+        "<p>On May 2 a planned failover test went wrong: the standby database did not accept writes and all customers saw errors for 50 minutes. Participants in the test rolled back at 14:55.</p><h2>Root cause</h2><p>The standby was on an old schema.</p>",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN_REPORTS))
+def test_plain_and_look_alike_shaped_reports_are_kept(name: str) -> None:
+    title, body = PLAIN_REPORTS[name]
+    verdict = draft_page(page(title, body), url=f"https://e.example/{name}/").draft.postmortem
+    assert verdict.verdict is True, verdict.reasons

@@ -74,3 +74,13 @@ def test_unknown_language_falls_back_to_english_rules() -> None:
 
 def test_empty() -> None:
     assert split_sentences("", "en") == [] and split_sentences("   \n ", "ko") == []
+
+
+def test_a_japanese_full_stop_before_a_digit_still_ends_the_sentence() -> None:
+    text = "5月2日14時、決済が止まってしまいました。40分間、誰も決済できずにいました。復旧しました（詳細は後述。）続いて原因です。"
+    assert [text[a:b] for a, b in split_sentences(text, "ja")] == [
+        "5月2日14時、決済が止まってしまいました。",
+        "40分間、誰も決済できずにいました。",
+        "復旧しました（詳細は後述。）",  # the closing bracket stays with its sentence
+        "続いて原因です。",
+    ]

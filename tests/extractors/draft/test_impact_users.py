@@ -16,6 +16,12 @@ def users(body: str) -> str:
     ("body", "expected"),
     [
         (
+            "<p>On May 2 every build failed for an hour.</p><h2>Timeline</h2><ul><li>14:05 PR #2 merged, "
+            "builds fail</li><li>15:00 PR #3 builds green again</li></ul><h2>Impact</h2><p>Builds of "
+            "v2 users and 10:00 users were queued.</p>",
+            "unknown",
+        ),
+        (
             "<p>On May 2 logins failed for two hours. We saw about 20 different error types in the logs.</p>"
             "<h2>Impact</h2><p>About 900 users could not log in.</p>",
             "About 900 users",

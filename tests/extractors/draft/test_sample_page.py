@@ -65,6 +65,17 @@ def test_timeline_still_measured_from_first_impact() -> None:
         ("データの損失はありませんでした。", "損失", True),
         ("一部のデータが損失しました。", "損失", False),
         ("サーバーに接続できませんでした。", "接続", False),
+        # Not happened (yet): perfect tenses, unknowns and possibilities in all three languages.
+        ("We have not found any data loss.", "data loss", True),
+        ("We are not aware of any data loss.", "data loss", True),
+        ("The bug was a potential data loss.", "data loss", True),
+        ("We have lost data from the last hour.", "lost data", False),
+        ("개인정보 유출은 확인되지 않았습니다.", "유출", True),
+        ("데이터 손실이 발생할 가능성이 있었습니다.", "손실", True),
+        ("개인정보가 유출되었습니다.", "유출", False),
+        ("不正アクセスは確認されていません。", "不正アクセス", True),
+        ("データの損失はございません。", "損失", True),
+        ("不正アクセスが確認されました。", "不正アクセス", False),
     ],
 )
 def test_negation_and_hypotheticals(sentence: str, mention: str, expected: bool) -> None:

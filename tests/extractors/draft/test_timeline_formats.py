@@ -65,6 +65,25 @@ CASES = {
         "<li>午後11時20分 アラートにより検知</li><li>午前0時35分 切り戻しにより復旧</li></ul>",
         ("PT15M", "PT1H30M"),
     ),
+    "en-time-subheadings": (
+        "en",
+        "<p>On March 3 the API was down.</p><h2>Timeline</h2><h3>2024-03-03 22:40 UTC</h3>"
+        "<p>A deploy started failing requests.</p><h3>2024-03-03 23:10 UTC</h3><p>An alert fired and "
+        "on-call was paged.</p><h3>2024-03-04 01:15 UTC</h3><p>We rolled back; service was restored.</p>",
+        ("PT30M", "PT2H35M"),
+    ),
+    "ko-stated-after-start": (
+        "ko",
+        "<p>6월 5일 결제 장애가 약 2시간 동안 발생했습니다. 장애 발생 15분 후 알림으로 인지했습니다.</p>"
+        "<h2>원인</h2><p>설정 오류입니다.</p>",
+        ("PT15M", "PT2H"),
+    ),
+    "ja-stated-after-start": (
+        "ja",
+        "<p>6月5日、決済障害が約2時間発生しました。障害発生から15分後にアラートで検知しました。</p>"
+        "<h2>原因</h2><p>設定の誤りです。</p>",
+        ("PT15M", "PT2H"),
+    ),
     "en-no-times": (
         "en",
         "<p>Last week the API was down for a while after a deploy. We rolled back and it recovered.</p>"
@@ -105,3 +124,22 @@ def test_the_fix_does_not_land_in_symptoms_text() -> None:
     draft = draft_page(page("en", body), url="https://e.example/s/").draft
     text = (draft.record.symptoms_text or {}).get("en", "")
     assert "502 errors" in text and "rolling back" not in text
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("2024-03-03 22:40 UTC", True),
+        ("March 3, 9:05 PM PDT", True),
+        ("14:05", True),
+        ("오후 11시 13분", True),
+        ("14時05分", True),
+        ("Update at 14:05: we are investigating", False),
+        ("Timeline", False),
+        ("2024-03-03", False),
+    ],
+)
+def test_a_heading_that_is_only_a_time_is_a_timeline_entry(heading: str, expected: bool) -> None:
+    from extractors.draft.context import stamp_heading
+
+    assert stamp_heading(heading) is expected
