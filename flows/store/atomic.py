@@ -41,6 +41,24 @@ def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
 
 
+def create_bytes(path: Path, data: bytes) -> None:
+    """Write a new file at `path`, never replacing one: FileExistsError if the name is taken.
+
+    Written to a temp file, fsynced, then hard-linked into place (link() fails if the name
+    exists), so readers see the whole file or none; the folder is fsynced after."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    fsync_dir(path.parent)
+
+
 def dumps_json(data: Any) -> str:
     """The on-disk JSON style: 2-space indent, real UTF-8, trailing newline; key order as given."""
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
