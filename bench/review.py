@@ -146,10 +146,19 @@ def serve_and_measure(
             if server.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("bench: the server did not start") from None
             time.sleep(0.1)
-    return measure(base, ids, data, args)
+    return measure(base, ids, data, args, server.pid)
 
 
-def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace) -> int:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of process `pid` (all its threads), from /proc; None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace, pid: int) -> int:
     ok = True
     with httpx.Client(base_url=base, timeout=30) as http:
         for _ in range(5):  # warm: first reads of the queue files, templates, the documents
@@ -195,6 +204,7 @@ def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace) -> 
                     if resp.status_code != 200:
                         failures.append(f"{draft_id}: {resp.status_code}")
 
+    cpu = cpu_seconds(pid)
     wall = time.perf_counter()
     threads = [threading.Thread(target=reviewer, args=(r,)) for r in range(args.reviewers)]
     for t in threads:
@@ -204,6 +214,10 @@ def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace) -> 
     wall = time.perf_counter() - wall
     ok &= line(f"approval, {args.reviewers} reviewers at once", times, 250)
     print(f"  {len(times)} approvals in {wall:.1f} s ({len(times) / wall:.1f}/s); failures: {len(failures)}")
+    after = cpu_seconds(pid)
+    if cpu is not None and after is not None and times:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"  server CPU {(after - cpu) * 1000 / len(times):.1f} ms an approval; load average {load}")
 
     decided = 40 + sum(len(b) for b in batches)
     audit = [json.loads(x) for x in (data / "records" / "audit.jsonl").read_text().splitlines()]
