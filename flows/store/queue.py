@@ -85,9 +85,13 @@ class QueueStore:
         path = self.path_for(self.resolve(draft_id))
         return Draft.model_validate_json(path.read_text(encoding="utf-8"))
 
-    def save(self, draft: Draft, *, expected_version: int) -> Draft:
-        """Write a changed draft, bumping its version; refuse if someone else changed it first."""
-        current = self.get(draft.draft_id)
+    def save(self, draft: Draft, *, expected_version: int, current: Draft | None = None) -> Draft:
+        """Write a changed draft, bumping its version; refuse if someone else changed it first.
+
+        `current` is the draft as the caller read it while holding `lock_for(draft_id)` (still
+        held): every writer of a queued draft holds that lock, so it is not read again."""
+        if current is None or current.draft_id != draft.draft_id:
+            current = self.get(draft.draft_id)
         if current.version != expected_version:
             raise ReviewError(
                 f"draft {draft.draft_id} changed meanwhile (version {current.version}, "
