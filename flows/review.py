@@ -123,8 +123,7 @@ class Reviews:
     def _deciding(self, draft_id: str) -> Iterator[str]:
         """The full id, with the draft's lock held (in this process and across processes)."""
         full = self.queue.resolve(draft_id)
-        lock = self.queue.lock_for(full)
-        with _locked(lock.lock_file), lock:
+        with _locked(str(self.queue.lock_path(full))), self.queue.lock_for(full):
             yield full
 
     def _create_record(self, build: Any) -> Record:

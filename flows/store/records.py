@@ -6,11 +6,10 @@ import os
 import re
 import threading
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from filelock import FileLock
-
-from flows.store.atomic import create_bytes, dumps_model
+from flows.store.atomic import create_bytes, dumps_model, file_lock
 from schema.record import Record
 
 RECORD_FILE = re.compile(r"^IL-(\d{4,})\.json$")
@@ -38,9 +37,8 @@ class RecordStore:
         self.folder = folder
         self._local = _local_lock(folder)
 
-    def _lock(self) -> FileLock:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        return FileLock(str(self.folder / ".records.lock"))
+    def _lock(self) -> AbstractContextManager[None]:
+        return file_lock(self.folder / ".records.lock")
 
     def paths(self) -> list[Path]:
         if not self.folder.is_dir():
