@@ -54,10 +54,19 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temp file in `path`'s folder (made if missing: tried after, to spare two system
+    calls on every write into a folder that is there)."""
+    try:
+        return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+
+
 def write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -79,8 +88,7 @@ def create_bytes(path: Path, data: bytes) -> None:
 
     Written to a temp file, fsynced, then hard-linked into place (link() fails if the name
     exists), so readers see the whole file or none; the folder is fsynced after."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -128,9 +136,12 @@ def write_json(path: Path, data: Any) -> None:
 
 def append_line(path: Path, line: str) -> None:
     """Append one line and fsync: an audit line is either wholly there or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
         os.fsync(fd)

@@ -11,7 +11,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from pydantic import RootModel
 
-from flows.store.atomic import append_line, dumps_json, dumps_model, file_lock, write_json, write_text
+from flows.store.atomic import (
+    append_line,
+    create_bytes,
+    dumps_json,
+    dumps_model,
+    file_lock,
+    write_json,
+    write_text,
+)
 
 JSON = st.recursive(
     st.none()
@@ -82,3 +90,14 @@ def test_file_lock_excludes_threads_and_a_filelock_on_the_same_file(tmp_path: Pa
         FileLock(str(path), timeout=0.1).acquire()
     with FileLock(str(path), timeout=1):  # and it is free again once released
         pass
+
+
+def test_new_files_and_lines_go_into_folders_made_when_missing(tmp_path: Path) -> None:
+    create_bytes(tmp_path / "a" / "b" / "new.json", b"{}\n")
+    append_line(tmp_path / "c" / "d" / "log.jsonl", '{"n": 1}')
+    assert (tmp_path / "a" / "b" / "new.json").read_bytes() == b"{}\n"
+    assert (tmp_path / "c" / "d" / "log.jsonl").read_text() == '{"n": 1}\n'
+    with pytest.raises(FileExistsError):  # never over an existing file
+        create_bytes(tmp_path / "a" / "b" / "new.json", b"other\n")
+    assert (tmp_path / "a" / "b" / "new.json").read_bytes() == b"{}\n"
+    assert [p.name for p in (tmp_path / "a" / "b").iterdir()] == ["new.json"]  # no temp file left
