@@ -16,8 +16,8 @@ RECORD_FILE = re.compile(r"^IL-(\d{4,})\.json$")
 # `.IL-NNNN.reserved`: an id allocated under the lock whose record is still being written.
 RESERVED_FILE = re.compile(r"^\.IL-(\d{4,})\.reserved$")
 
-# One in-process lock per records folder: threads of one server queue here, in order, rather
-# than on the file lock (which polls every 50 ms when contended); the file lock guards processes.
+# One in-process lock per records folder: threads of one server queue here, and the file lock
+# (flock) is only ever waited on by other processes.
 _LOCAL_LOCKS: dict[str, threading.Lock] = {}
 _LOCAL_LOCKS_GUARD = threading.Lock()
 
