@@ -1,6 +1,7 @@
 """Review app benchmark: page and decision latency over a queue of 2,000 drafts.
 
 usage: python bench/review.py [--drafts 2000] [--records 300] [--reviewers 20] [--per-reviewer 10] [--dir DIR]
+       python bench/review.py --stores-only [--fsync-ms 5.5] ...
 
 Builds a data directory: eleven pages we wrote (tests/data) archived in raw/ and drafted by the
 real drafter, cloned to N queued drafts (distinct ids and URLs; they share those eleven snapshots),
@@ -15,6 +16,10 @@ Targets: queue and draft pages p95 < 150 ms; approvals p95 < 250 ms with 20 revi
 Exit 0 when all are met. The server is stopped at the end (and on any error).
 --dir puts the data directory elsewhere (e.g. /dev/shm): an approval makes five fsyncs (record,
 its folder, the draft, its folder, the audit line), so on a slow disk approvals measure the disk.
+--stores-only measures the 20 reviewers' approvals without the server: threads of this process
+call Reviews.approve on the same data directory (the stores, their locks and fsyncs, no HTTP);
+--fsync-ms adds that many ms after each fsync, as a slow disk would (the GIL is released, as
+in a real fsync), to see what the locks do when fsyncs are slow whatever this disk does today.
 """
 
 from __future__ import annotations
@@ -107,6 +112,8 @@ def main() -> int:
     parser.add_argument("--reviewers", type=int, default=20)
     parser.add_argument("--per-reviewer", type=int, default=10)
     parser.add_argument("--dir", type=Path, default=None, help="where to make the data directory")
+    parser.add_argument("--stores-only", action="store_true", help="approvals in this process, no server")
+    parser.add_argument("--fsync-ms", type=float, default=0.0, help="with --stores-only: a slower fsync")
     args = parser.parse_args()
 
     data = Path(tempfile.mkdtemp(prefix="bench-review-", dir=args.dir))
@@ -114,6 +121,11 @@ def main() -> int:
     ids = build(data, args.drafts, args.records)
     print(f"data: {len(ids)} drafts, {args.records} records in {data} ({time.perf_counter() - t0:.1f} s)")
 
+    if args.stores_only:
+        try:
+            return stores_only(data, ids, args)
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("INCIDENTS_")}
     env["PYTHONPATH"] = str(ROOT)
@@ -134,6 +146,53 @@ def main() -> int:
         shutil.rmtree(data, ignore_errors=True)
 
 
+def stores_only(data: Path, ids: list[str], args: argparse.Namespace) -> int:
+    """20 reviewers approving different drafts, as threads calling Reviews.approve (no HTTP)."""
+    from flows.review import Reviews
+    from flows.settings import Settings
+
+    if args.fsync_ms:
+        real_fsync = os.fsync
+
+        def slow_fsync(fd: int) -> None:
+            real_fsync(fd)
+            time.sleep(args.fsync_ms / 1000)
+
+        os.fsync = slow_fsync
+    reviews = Reviews(Settings(data_dir=data))
+    batches = [ids[r * args.per_reviewer : (r + 1) * args.per_reviewer] for r in range(args.reviewers)]
+    times: list[float] = []
+    barrier = threading.Barrier(args.reviewers)
+
+    def reviewer(r: int) -> None:
+        barrier.wait()
+        for draft_id in batches[r]:
+            t = time.perf_counter()
+            reviews.approve(draft_id, reviewer=f"rev-{r}", expected_version=1)
+            times.append((time.perf_counter() - t) * 1000)
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    threads = [threading.Thread(target=reviewer, args=(r,)) for r in range(args.reviewers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    slow = f", fsync + {args.fsync_ms} ms" if args.fsync_ms else ""
+    line(f"stores only: {args.reviewers} reviewers at once{slow}", times, None)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"  {len(times)} approvals in {wall:.1f} s ({len(times) / wall:.1f}/s); "
+        f"CPU {cpu * 1000 / max(1, len(times)):.1f} ms an approval; load average {load}"
+    )
+    decided = sum(len(b) for b in batches)
+    audit = [json.loads(x) for x in (data / "records" / "audit.jsonl").read_text().splitlines()]
+    record_ids = {e["record_id"] for e in audit}
+    once = len(audit) == decided == len({e["draft_id"] for e in audit}) == len(record_ids)
+    print(f"audit: {len(audit)} lines for {decided} decisions, distinct drafts and records: {once}")
+    return 0 if once and len(times) == decided else 1
+
+
 def serve_and_measure(
     server: subprocess.Popen[bytes], base: str, ids: list[str], data: Path, args: argparse.Namespace
 ) -> int:
@@ -146,10 +205,19 @@ def serve_and_measure(
             if server.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("bench: the server did not start") from None
             time.sleep(0.1)
-    return measure(base, ids, data, args)
+    return measure(base, ids, data, args, server.pid)
 
 
-def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace) -> int:
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of process `pid` (all its threads), from /proc; None elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace, pid: int) -> int:
     ok = True
     with httpx.Client(base_url=base, timeout=30) as http:
         for _ in range(5):  # warm: first reads of the queue files, templates, the documents
@@ -195,6 +263,7 @@ def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace) -> 
                     if resp.status_code != 200:
                         failures.append(f"{draft_id}: {resp.status_code}")
 
+    cpu = cpu_seconds(pid)
     wall = time.perf_counter()
     threads = [threading.Thread(target=reviewer, args=(r,)) for r in range(args.reviewers)]
     for t in threads:
@@ -204,6 +273,10 @@ def measure(base: str, ids: list[str], data: Path, args: argparse.Namespace) -> 
     wall = time.perf_counter() - wall
     ok &= line(f"approval, {args.reviewers} reviewers at once", times, 250)
     print(f"  {len(times)} approvals in {wall:.1f} s ({len(times) / wall:.1f}/s); failures: {len(failures)}")
+    after = cpu_seconds(pid)
+    if cpu is not None and after is not None and times:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"  server CPU {(after - cpu) * 1000 / len(times):.1f} ms an approval; load average {load}")
 
     decided = 40 + sum(len(b) for b in batches)
     audit = [json.loads(x) for x in (data / "records" / "audit.jsonl").read_text().splitlines()]

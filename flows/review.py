@@ -123,22 +123,23 @@ class Reviews:
     def _deciding(self, draft_id: str) -> Iterator[str]:
         """The full id, with the draft's lock held (in this process and across processes)."""
         full = self.queue.resolve(draft_id)
-        lock = self.queue.lock_for(full)
-        with _locked(lock.lock_file), lock:
+        with _locked(str(self.queue.lock_path(full))), self.queue.lock_for(full):
             yield full
 
     def _create_record(self, build: Any) -> Record:
-        with _locked(str(self.records.folder.resolve())):
-            return self.records.create(build)
+        # RecordStore.create holds its locks (thread and file) only while it allocates the id.
+        return self.records.create(build)
 
     def _decide(
         self, draft: Draft, entry: HistoryEntry, update: dict[str, Any], audit: dict[str, Any]
     ) -> Draft:
         """One decision on `draft`: `update` and the history `entry` saved as its next version (a
         stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details."""
+        # `draft` was read under its lock, which _deciding holds until the decision is written.
         saved = self.queue.save(
             draft.model_copy(update=update | {"history": [*draft.history, entry]}),
             expected_version=draft.version,
+            current=draft,
         )
         self.audit.append(
             {
@@ -189,7 +190,7 @@ class Reviews:
         with self._deciding(draft_id) as draft_id:
             draft = self._pending(draft_id, "approve", expected_version)
             machine = draft.record.model_dump(mode="json")
-            merged = merge_edits(machine, edits)
+            merged = merge_edits(machine, edits) if edits else machine  # a fresh dump: no copy
             # Validate the merge before an id is spent or anything is written.
             body = validate_as(RecordBody, merged, what=f"draft {draft.draft_id} with these edits")
             stamped = body.model_dump(mode="json") | {

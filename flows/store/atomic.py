@@ -6,8 +6,15 @@ import errno
 import json
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: file_lock falls back on filelock
+    fcntl = None  # type: ignore[assignment]
 
 from pydantic import BaseModel
 
@@ -21,10 +28,45 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+@contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (made if missing) across threads and processes.
+
+    A blocking flock(): a waiter sleeps in the kernel (the GIL released) and wakes when the lock
+    is free, where filelock polls every 50 ms; about 10 system calls where filelock's FileLock
+    makes about 40 (~0.3 ms an acquisition on this machine). The same flock() FileLock takes on
+    POSIX, so the two exclude each other on one lock file. Closing the file releases the lock."""
+    if fcntl is None:
+        from filelock import FileLock
+
+        with FileLock(str(path)):
+            yield
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temp file in `path`'s folder (made if missing: tried after, to spare two system
+    calls on every write into a folder that is there)."""
+    try:
+        return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+
+
 def write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that readers see the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -39,6 +81,23 @@ def write_bytes(path: Path, data: bytes) -> None:
 
 def write_text(path: Path, text: str) -> None:
     write_bytes(path, text.encode("utf-8"))
+
+
+def create_bytes(path: Path, data: bytes) -> None:
+    """Write a new file at `path`, never replacing one: FileExistsError if the name is taken.
+
+    Written to a temp file, fsynced, then hard-linked into place (link() fails if the name
+    exists), so readers see the whole file or none; the folder is fsynced after."""
+    fd, tmp = _temp_beside(path)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.link(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    fsync_dir(path.parent)
 
 
 def dumps_json(data: Any) -> str:
@@ -77,9 +136,12 @@ def write_json(path: Path, data: Any) -> None:
 
 def append_line(path: Path, line: str) -> None:
     """Append one line and fsync: an audit line is either wholly there or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = (line.rstrip("\n") + "\n").encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
         os.fsync(fd)

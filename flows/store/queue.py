@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from filelock import FileLock
 
-from flows.store.atomic import dumps_model, fsync_dir, write_text
+from flows.store.atomic import dumps_model, file_lock, fsync_dir, write_text
 from schema.draft import Draft, Status
 from schema.errors import ReviewError
 
@@ -30,12 +31,13 @@ class QueueStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         return FileLock(str(self.folder / ".queue.lock"))
 
-    def lock_for(self, draft_id: str) -> FileLock:
+    def lock_path(self, draft_id: str) -> Path:
+        return self.folder / ".locks" / f"{draft_id}.lock"
+
+    def lock_for(self, draft_id: str) -> AbstractContextManager[None]:
         """Held while a decision on one draft is taken: two reviewers cannot decide it twice, and
         decisions on different drafts do not wait for each other."""
-        folder = self.folder / ".locks"
-        folder.mkdir(parents=True, exist_ok=True)
-        return FileLock(str(folder / f"{draft_id}.lock"))
+        return file_lock(self.lock_path(draft_id))
 
     def add(self, draft: Draft) -> bool:
         """Queue a new draft; False when a draft with this id is already there (a duplicate)."""
@@ -85,9 +87,13 @@ class QueueStore:
         path = self.path_for(self.resolve(draft_id))
         return Draft.model_validate_json(path.read_text(encoding="utf-8"))
 
-    def save(self, draft: Draft, *, expected_version: int) -> Draft:
-        """Write a changed draft, bumping its version; refuse if someone else changed it first."""
-        current = self.get(draft.draft_id)
+    def save(self, draft: Draft, *, expected_version: int, current: Draft | None = None) -> Draft:
+        """Write a changed draft, bumping its version; refuse if someone else changed it first.
+
+        `current` is the draft as the caller read it while holding `lock_for(draft_id)` (still
+        held): every writer of a queued draft holds that lock, so it is not read again."""
+        if current is None or current.draft_id != draft.draft_id:
+            current = self.get(draft.draft_id)
         if current.version != expected_version:
             raise ReviewError(
                 f"draft {draft.draft_id} changed meanwhile (version {current.version}, "

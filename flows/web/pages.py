@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -335,57 +336,51 @@ def _after_decision(request: Request, draft_id: str, note: str) -> RedirectRespo
     return see_other(f"/queue?{back}&{done}".replace("?&", "?"))
 
 
-@review.post("/drafts/{draft_id}/approve")
-async def approve(request: Request, draft_id: str) -> Response:
+_FIX_FIELDS = "Nothing was written: fix the marked fields."
+
+
+async def _with_form_edits(
+    request: Request, draft_id: str, act: Callable[[Draft, dict[str, Any], int], Response]
+) -> Response:
+    """The form's edits to a draft, for approve and save: `act(draft, edits, version)` runs when
+    the form has no problems; the draft page with each problem beside its field (422, nothing
+    written) when the form or the server's validation (RecordInvalid from `act`) finds some."""
     form = await checked_form(request)
-    svc = services(request)
-    draft = svc.draft(draft_id)
+    draft = services(request).draft(draft_id)
     machine = draft.record.model_dump(mode="json")
     values, problems = from_form(form, machine, languages_of(machine, draft.source.language))
     version = _version_of(form)
-    if problems:
-        return _draft_page(
-            request, draft, values, problems, 422, "Nothing was written: fix the marked fields."
+    if not problems:
+        try:
+            return act(draft, edits_between(machine, values), version)
+        except RecordInvalid as exc:
+            problems = exc.problems
+    return _draft_page(request, draft, values, problems, 422, _FIX_FIELDS)
+
+
+@review.post("/drafts/{draft_id}/approve")
+async def approve(request: Request, draft_id: str) -> Response:
+    def act(draft: Draft, edits: dict[str, Any], version: int) -> Response:
+        record = services(request).reviews.approve(
+            draft.draft_id, reviewer=reviewer_of(request), edits=edits, expected_version=version
         )
-    try:
-        record = svc.reviews.approve(
-            draft.draft_id,
-            reviewer=reviewer_of(request),
-            edits=edits_between(machine, values),
-            expected_version=version,
-        )
-    except RecordInvalid as exc:
-        return _draft_page(
-            request, draft, values, exc.problems, 422, "Nothing was written: fix the marked fields."
-        )
-    return _after_decision(request, draft.draft_id, f"approved {draft.draft_id} as {record.id}")
+        return _after_decision(request, draft.draft_id, f"approved {draft.draft_id} as {record.id}")
+
+    return await _with_form_edits(request, draft_id, act)
 
 
 @review.post("/drafts/{draft_id}/save")
 async def save(request: Request, draft_id: str) -> Response:
     """Keep the form's edits without deciding: the draft stays pending, one version on."""
-    form = await checked_form(request)
-    svc = services(request)
-    draft = svc.draft(draft_id)
-    machine = draft.record.model_dump(mode="json")
-    values, problems = from_form(form, machine, languages_of(machine, draft.source.language))
-    if problems:
-        return _draft_page(
-            request, draft, values, problems, 422, "Nothing was written: fix the marked fields."
+
+    def act(draft: Draft, edits: dict[str, Any], version: int) -> Response:
+        saved = services(request).reviews.save_edits(
+            draft.draft_id, reviewer=reviewer_of(request), edits=edits, expected_version=version
         )
-    try:
-        saved = svc.reviews.save_edits(
-            draft.draft_id,
-            reviewer=reviewer_of(request),
-            edits=edits_between(machine, values),
-            expected_version=_version_of(form),
-        )
-    except RecordInvalid as exc:
-        return _draft_page(
-            request, draft, values, exc.problems, 422, "Nothing was written: fix the marked fields."
-        )
-    note = f"saved edits to {saved.draft_id} (version {saved.version})"
-    return see_other(f"/drafts/{saved.draft_id}?{urlencode({'done': note})}")
+        note = f"saved edits to {saved.draft_id} (version {saved.version})"
+        return see_other(f"/drafts/{saved.draft_id}?{urlencode({'done': note})}")
+
+    return await _with_form_edits(request, draft_id, act)
 
 
 def _version_of(form: Any) -> int:

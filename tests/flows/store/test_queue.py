@@ -49,3 +49,16 @@ def test_filter_by_status(tmp_path: Path) -> None:
     queue.save(first.model_copy(update={"status": "approved"}), expected_version=1)
     assert len(list(queue.drafts("pending"))) == 2
     assert [d.draft_id for d in queue.drafts("approved")] == [first.draft_id]
+
+
+def test_save_given_the_current_draft_writes_the_same_and_checks_its_version(tmp_path: Path) -> None:
+    # `current` (read by a caller holding the draft's lock) spares the re-read, nothing else.
+    given, read = QueueStore(tmp_path / "given"), QueueStore(tmp_path / "read")
+    draft = make_draft(4)
+    given.add(draft)
+    read.add(draft)
+    change = draft.model_copy(update={"status": "rejected"})
+    assert given.save(change, expected_version=1, current=draft) == read.save(change, expected_version=1)
+    assert given.path_for(draft.draft_id).read_bytes() == read.path_for(draft.draft_id).read_bytes()
+    with pytest.raises(ReviewError, match="changed meanwhile"):
+        given.save(change, expected_version=1, current=given.get(draft.draft_id))

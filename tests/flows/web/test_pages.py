@@ -254,6 +254,25 @@ def test_save_edits_from_the_page_keeps_the_draft_pending(client: TestClient, dr
     assert again.status_code == 409 and "changed since you opened it" in again.text
 
 
+@pytest.mark.parametrize("action", ["save", "approve"])
+def test_save_and_approve_show_the_forms_problems_and_write_nothing(
+    client: TestClient, drafts: list[Draft], data_dir: Path, action: str
+) -> None:
+    draft = by_lang(drafts, "ja")
+    _html, fields = _form(client, draft)
+    queued = (data_dir / "records" / "queue" / f"{draft.draft_id}.json").read_bytes()
+    # a problem the form finds (a duration), then one the server's validation finds (a term)
+    for bad, where in (
+        ({"timeline.detected_after": "soon"}, "is not a duration"),
+        ({"root_cause": "nonsense-cause"}, "is not a term of the root_causes vocabulary"),
+    ):
+        page = client.post(f"/drafts/{draft.draft_id}/{action}", data=fields | bad)
+        assert page.status_code == 422 and where in page.text
+        assert "Nothing was written: fix the marked fields." in page.text
+    assert (data_dir / "records" / "queue" / f"{draft.draft_id}.json").read_bytes() == queued
+    assert not list((data_dir / "records").glob("IL-*.json"))
+
+
 def test_the_queue_pages_through_many_drafts(client: TestClient, drafts: list[Draft], data_dir: Path) -> None:
     from flows.web import pages
 
