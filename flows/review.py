@@ -15,6 +15,7 @@ from flows.settings import Settings
 from flows.store.audit import AuditLog, field_diff
 from flows.store.queue import QueueStore
 from flows.store.records import RecordStore
+from flows.validate import url_problems
 from schema.draft import Draft, HistoryEntry
 from schema.errors import RecordInvalid, ReviewError
 from schema.record import Record, RecordBody
@@ -193,6 +194,16 @@ class Reviews:
             merged = merge_edits(machine, edits) if edits else machine  # a fresh dump: no copy
             # Validate the merge before an id is spent or anything is written.
             body = validate_as(RecordBody, merged, what=f"draft {draft.draft_id} with these edits")
+            # A record links its sources for readers: `incidents validate` refuses any but http(s),
+            # and a saved page without a canonical link was drafted under its local file:// path.
+            bad_urls = url_problems(body)
+            if bad_urls:
+                named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
+                raise RecordInvalid(
+                    f"draft {draft.draft_id}: {named}; a record links only to http or https "
+                    "addresses: give the page's web address in these fields with --edits",
+                    bad_urls,
+                )
             stamped = body.model_dump(mode="json") | {
                 "review": {
                     "written_by": body.review.written_by,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from flows.store.records import RECORD_FILE
 from schema.errors import RecordInvalid
-from schema.record import Record
+from schema.record import Record, RecordBody
 from schema.validation import validate_as
 
 
@@ -29,7 +29,7 @@ def record_files(records_dir: Path) -> list[Path]:
     return sorted(p for p in records_dir.glob("*.json") if p.is_file())
 
 
-def url_problems(record: Record) -> list[tuple[str, str]]:
+def url_problems(record: RecordBody) -> list[tuple[str, str]]:
     """(field, why) for each URL of a record that is not http(s): a library links to them, so a
     `javascript:` or `file:` address must never reach a reader."""
     found: list[tuple[str, str]] = []

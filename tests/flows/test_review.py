@@ -147,3 +147,20 @@ def test_a_record_gets_a_url_only_under_the_library_base_url(
     assert result.code == 0, result.err
     record = json.loads((data_dir / "records" / "IL-0001.json").read_text())
     assert record["url"] == "https://incidents.example.org/cases/IL-0001"
+
+
+def test_a_draft_of_a_local_file_needs_its_web_address_before_approval(capsys, data_dir: Path) -> None:
+    draft = make_draft(9)
+    local = "file:///tmp/saved/outage.html"
+    source = draft.record.sources[0].model_copy(update={"url": local})
+    draft = draft.model_copy(update={"record": draft.record.model_copy(update={"sources": [source]})})
+    QueueStore(Settings(data_dir=data_dir).queue_dir).add(draft)
+    result = run(capsys, "review", "approve", draft.draft_id, "--reviewer", "alice")
+    assert result.code == 1 and "sources.0.url" in result.err and "not an http or https URL" in result.err
+    assert not list((data_dir / "records").glob("IL-*.json"))  # nothing written, no id spent
+    edits = data_dir / "edits.json"
+    web = {"url": "https://engineering.larkspur.example/posts/9/", "kind": "blog"}
+    edits.write_text(json.dumps({"sources": [web]}))
+    result = run(capsys, "review", "approve", draft.draft_id, "--reviewer", "alice", "--edits", str(edits))
+    assert result.code == 0, result.err
+    assert run(capsys, "validate").code == 0
