@@ -64,14 +64,24 @@ def _temp_beside(path: Path) -> tuple[int, str]:
         return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` so that readers see the old file or the new one, never half."""
+def _written_beside(path: Path, data: bytes) -> str:
+    """A temp file beside `path` holding `data`, fsynced: what both kinds of write put in place."""
     fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` so that readers see the old file or the new one, never half."""
+    tmp = _written_beside(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -88,12 +98,8 @@ def create_bytes(path: Path, data: bytes) -> None:
 
     Written to a temp file, fsynced, then hard-linked into place (link() fails if the name
     exists), so readers see the whole file or none; the folder is fsynced after."""
-    fd, tmp = _temp_beside(path)
+    tmp = _written_beside(path, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.link(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
