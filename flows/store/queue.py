@@ -8,8 +8,6 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from filelock import FileLock
-
 from flows.store.atomic import dumps_model, file_lock, fsync_dir, write_text
 from schema.draft import Draft, Status
 from schema.errors import ReviewError
@@ -25,11 +23,6 @@ class QueueStore:
 
     def path_for(self, draft_id: str) -> Path:
         return self.folder / f"{draft_id}.json"
-
-    def lock(self) -> FileLock:
-        """Held while a decision is taken, so two reviewers cannot decide one draft twice."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        return FileLock(str(self.folder / ".queue.lock"))
 
     def lock_path(self, draft_id: str) -> Path:
         return self.folder / ".locks" / f"{draft_id}.lock"
