@@ -19,7 +19,7 @@ from warcio.exceptions import ArchiveLoadFailed
 
 from flows.archive.capture import Capture
 from flows.archive.index import Index
-from flows.archive.warc import IMPORTED_DIR, capture_id
+from flows.archive.warc import IMPORTED_DIR, capture_id, sha256_file
 from flows.fetch.content import media_type
 from flows.fetch.urls import canonicalize_url
 from schema.errors import InputError
@@ -106,14 +106,6 @@ def skip_reason(rec_type: str, url: str, mime: str | None, head: bytes) -> str |
     if _LISTING.search(head):
         return "directory listing"
     return None
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _copy_in(source: Path, raw: Path, sha256: str) -> str:
@@ -212,7 +204,7 @@ def import_file(archive: Archive, source: Path) -> Imported:
     if not source.name.endswith((".warc", ".warc.gz")):
         raise InputError(f"{source} is not a .warc or .warc.gz file")
     index = archive.index
-    sha256 = _sha256_file(source)
+    sha256 = sha256_file(source)
     known = index.file_with_sha256(sha256)
     if known is not None:  # the same bytes were imported before: same captures, same ids
         return Imported(source, known, index.in_file(known), _skipped_in(index, known), already=True)

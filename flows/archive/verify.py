@@ -12,6 +12,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from flows.archive.capture import Capture
 from flows.archive.index import Index
+from flows.archive.warc import sha256_file
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,6 @@ class Report:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _drain(stream: object) -> str:
@@ -173,7 +166,7 @@ def verify(raw: Path, index: Index) -> Report:
                     "(an interrupted write; the next append cuts them)",
                 )
             )
-        if row["sha256"] and _sha256(path) != row["sha256"]:
+        if row["sha256"] and sha256_file(path) != row["sha256"]:
             when = "imported" if row["origin"] == "imported" else "closed"
             problems.append(Problem(name, None, f"file changed since it was {when} (sha256 differs)"))
         before = len(found)
