@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta
 
-# The longest span one incident's detection or recovery may take from clock times alone (as
-# extractors/draft/timeline.py's MAX_SPAN).
-MAX_SPAN = timedelta(days=14)
+# The longest span one incident's detection or recovery may take from clock times alone: the
+# rule drafter's own bound, so a model's duration is held to the same one.
+from extractors.draft.timeline import MAX_SPAN
 
 _ISO = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$")
 _DATE = re.compile(r"(\d{4})[-./년年]\s*(\d{1,2})[-./월月]\s*(\d{1,2})")
