@@ -12,6 +12,7 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 
 from flows.related import rank_related
 from flows.review import REJECT_CODES
@@ -199,7 +200,8 @@ async def bulk_reject(request: Request) -> Response:
     ids = [valid_draft_id(str(v)) for v in form.getlist("ids")]
     if not ids:
         raise ReviewError("select the drafts to reject first")
-    done, problems = services(request).reviews.reject_many(
+    done, problems = await run_in_threadpool(
+        services(request).reviews.reject_many,
         ids,
         reviewer=reviewer_of(request),
         reason=str(form.get("reason", "")),
@@ -344,8 +346,16 @@ async def _with_form_edits(
 ) -> Response:
     """The form's edits to a draft, for approve and save: `act(draft, edits, version)` runs when
     the form has no problems; the draft page with each problem beside its field (422, nothing
-    written) when the form or the server's validation (RecordInvalid from `act`) finds some."""
+    written) when the form or the server's validation (RecordInvalid from `act`) finds some.
+    Only reading the form waits on the event loop; the rest reads and fsyncs files, so it runs
+    in the thread pool, where it does not hold up other reviewers' requests."""
     form = await checked_form(request)
+    return await run_in_threadpool(_apply_form_edits, request, draft_id, form, act)
+
+
+def _apply_form_edits(
+    request: Request, draft_id: str, form: Any, act: Callable[[Draft, dict[str, Any], int], Response]
+) -> Response:
     draft = services(request).draft(draft_id)
     machine = draft.record.model_dump(mode="json")
     values, problems = from_form(form, machine, languages_of(machine, draft.source.language))
@@ -393,21 +403,26 @@ def _version_of(form: Any) -> int:
 @review.post("/drafts/{draft_id}/reject")
 async def reject(request: Request, draft_id: str) -> Response:
     form = await checked_form(request)
-    draft = services(request).draft(draft_id)
-    services(request).reviews.reject(
-        draft.draft_id,
-        reviewer=reviewer_of(request),
-        reason=str(form.get("reason", "")),
-        code=str(form.get("code", "other")),
-        expected_version=_version_of(form),
-    )
-    return _after_decision(request, draft.draft_id, f"rejected {draft.draft_id}")
+
+    def decide() -> Response:  # file reads and fsyncs: in the thread pool, as for approvals
+        draft = services(request).draft(draft_id)
+        services(request).reviews.reject(
+            draft.draft_id,
+            reviewer=reviewer_of(request),
+            reason=str(form.get("reason", "")),
+            code=str(form.get("code", "other")),
+            expected_version=_version_of(form),
+        )
+        return _after_decision(request, draft.draft_id, f"rejected {draft.draft_id}")
+
+    return await run_in_threadpool(decide)
 
 
 @review.post("/drafts/{draft_id}/reopen")
 async def reopen(request: Request, draft_id: str) -> Response:
     form = await checked_form(request)
-    draft = services(request).reviews.reopen(
+    draft = await run_in_threadpool(
+        services(request).reviews.reopen,
         valid_draft_id(draft_id),
         reviewer=reviewer_of(request),
         reason=str(form.get("reason", "")),

@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -14,6 +17,7 @@ from flows.settings import Settings
 from flows.store.queue import QueueStore
 from flows.web.app import create_app
 from flows.web.forms import parse_duration, show_duration
+from flows.web.server import running
 from schema.draft import Draft
 from tests.flows.web.conftest import by_lang
 
@@ -286,3 +290,28 @@ def test_the_queue_pages_through_many_drafts(client: TestClient, drafts: list[Dr
         assert "Drafts 1–4 of 11" in client.get("/queue?page=x").text
     finally:
         pages.PAGE_SIZE = old
+
+
+def test_a_decision_waiting_for_its_draft_does_not_hold_up_other_reviewers(
+    settings: Settings, drafts: list[Draft], data_dir: Path
+) -> None:
+    """A decision reads, locks and fsyncs files in the thread pool: while one waits for its draft's
+    lock, the server still answers everybody else (on the event loop it would hang them all)."""
+    draft = drafts[0]
+    replies: list[httpx.Response] = []
+    with running(create_app(settings)) as base, httpx.Client(base_url=base, timeout=30) as alice:
+        match = CSRF.search(alice.get(f"/drafts/{draft.draft_id}").text)
+        assert match
+        form = {"csrf": match.group(1), "version": "1", "reason": "a drill", "code": "other"}
+        post = threading.Thread(
+            target=lambda: replies.append(alice.post(f"/drafts/{draft.draft_id}/reject", data=form))
+        )
+        with QueueStore(data_dir / "records" / "queue").lock_for(draft.draft_id):
+            post.start()
+            time.sleep(0.5)  # the rejection now waits for the lock this test holds
+            with httpx.Client(base_url=base, timeout=5) as bob:
+                assert bob.get("/queue").status_code == 200
+            assert post.is_alive() and not replies
+        post.join(timeout=20)
+    assert [r.status_code for r in replies] == [303]  # on to the next draft
+    assert QueueStore(data_dir / "records" / "queue").get(draft.draft_id).status == "rejected"
