@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from schema.types import LANG_PATTERN
+from schema.types import DURATION_PATTERN, LANG_PATTERN
 from schema.vocab import Kind, vocabulary
 
 Control = Literal[
@@ -78,7 +78,9 @@ EXTRA_FIELDS = ("related", "recurrence_of", "org_slug", "sources")
 
 _LANG = re.compile(LANG_PATTERN)
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)\s*(d|h|m|s)", re.IGNORECASE)
-_ISO_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
+# What show_duration turns back into "1d 4h 5m": days, hours, minutes, seconds. Any other ISO 8601
+# duration (P1W, P1M) is accepted as the schema accepts it (DURATION_PATTERN) and shown as stored.
+_DHMS_DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 
 
 def parse_duration(text: str) -> str | None:
@@ -87,7 +89,7 @@ def parse_duration(text: str) -> str | None:
     if not text:
         return None
     if text.upper().startswith("P"):
-        if not _ISO_DURATION.fullmatch(text.upper()) or text.upper() in ("P", "PT"):
+        if not re.fullmatch(DURATION_PATTERN, text.upper()):
             raise ValueError(f"{text!r} is not a duration (write e.g. 2h 27m)")
         return text.upper()
     rest = _DURATION_PART.sub("", text).strip(" ,")
@@ -113,7 +115,7 @@ def show_duration(value: str | None) -> str:
     """'PT2H27M' -> '2h 27m' (what the reviewer types); anything else as it is."""
     if not value:
         return ""
-    match = _ISO_DURATION.fullmatch(value)
+    match = _DHMS_DURATION.fullmatch(value)
     if not match:
         return value
     parts = [f"{n}{u}" for n, u in zip(match.groups(), ("d", "h", "m", "s"), strict=True) if n]

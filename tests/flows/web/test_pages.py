@@ -179,6 +179,8 @@ def test_the_records_only_app_has_no_queue(settings: Settings, drafts: list[Draf
         ("90s", "PT90S"),
         ("PT7H", "PT7H"),
         ("3H 5M", "PT3H5M"),
+        ("p2dt3h", "P2DT3H"),
+        ("P1W", "P1W"),  # any duration the record schema takes
         ("", None),
     ],
 )
@@ -188,7 +190,7 @@ def test_durations_typed_and_stored(typed: str, stored: str | None) -> None:
         assert parse_duration(show_duration(stored)) == stored
 
 
-@pytest.mark.parametrize("typed", ["soon", "2 hours", "1.5h", "P", "PT", "2h tomorrow"])
+@pytest.mark.parametrize("typed", ["soon", "2 hours", "1.5h", "P", "PT", "P1H", "PT1D", "2h tomorrow"])
 def test_durations_that_are_not(typed: str) -> None:
     with pytest.raises(ValueError, match="duration|whole"):
         parse_duration(typed)
