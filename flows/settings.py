@@ -158,6 +158,21 @@ FIRST = ("allow_hosts", "data_dir", "user_agent_contact", "min_interval")
 SECRET_WORDS = ("key", "token", "password", "secret")
 
 
+def is_set(name: str) -> bool:
+    """Whether setting `name` has a non-empty value, looked up as Settings looks it up (the
+    environment first, then ./.env) without building Settings, so an unrelated bad value does not
+    stop a command that only needs to know this one."""
+    variable = f"{PREFIX}{name.upper()}"
+    for key, value in os.environ.items():
+        if key.upper() == variable:
+            return bool(value)
+    if not Path(ENV_FILE).is_file():
+        return False
+    from dotenv import dotenv_values
+
+    return any(k.upper() == variable and v for k, v in dotenv_values(ENV_FILE).items())
+
+
 def describe(settings: Settings, overridden: Collection[str] = ()) -> list[dict[str, Any]]:
     """Every setting: its variable name, value (secrets masked), where the value came from
     (default, environment, .env, or an option such as --data-dir) and its one line of help.

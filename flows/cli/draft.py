@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -12,7 +11,7 @@ import typer
 from flows.cli.common import error, usage_error
 from flows.clock import utc_now
 from flows.pages import read_page
-from flows.settings import Settings
+from flows.settings import Settings, is_set
 from flows.store.atomic import dumps_model
 
 Format = Annotated[str, typer.Option("--format", help="json (the draft) or text (for a person).")]
@@ -58,7 +57,7 @@ def register(app: typer.Typer) -> None:
 def _model_settings() -> Settings | None:
     """Settings when a model endpoint is set, else None: without one, `draft` reads no settings
     at all, as before (a bad unrelated INCIDENTS_ variable does not stop it)."""
-    if not any(k.upper() == "INCIDENTS_LLM_BASE_URL" and v for k, v in os.environ.items()):
+    if not is_set("llm_base_url"):  # in the environment or ./.env
         return None
     from pydantic import ValidationError
 

@@ -63,6 +63,21 @@ def test_the_cli_draft_with_an_endpoint_is_refined(
     assert result.err.startswith("model stub-model: 7 fields, 0 refused, 1500 tokens")
 
 
+def test_the_cli_draft_reads_the_endpoint_from_a_dot_env_too(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, stub: Stub, tmp_path: Path
+) -> None:
+    stub.script(answer(answers.GOOD))
+    for name in ("INCIDENTS_LLM_BASE_URL", "INCIDENTS_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(
+        f"INCIDENTS_LLM_BASE_URL={stub.url}\nINCIDENTS_LLM_MODEL=stub-model\nINCIDENTS_DATA_DIR={tmp_path}\n"
+    )
+    result = run(capsys, "draft", str(PAGES / answers.PAGE), "--url", answers.URL)
+    assert result.code == 0
+    assert json.loads(result.out)["model"]["model"] == "stub-model"
+
+
 def _ingest(data_dir: Path, **llm: object) -> tuple[list, Path]:  # type: ignore[type-arg]
     page = data_dir.parent / answers.PAGE
     shutil.copy(PAGES / answers.PAGE, page)
