@@ -75,6 +75,28 @@ def test_snapshot_is_sanitized_framed_sandboxed_and_under_strict_csp(
     assert "&lt;script&gt;" in body
 
 
+def test_every_response_carries_the_safety_headers_once(data_dir: Path, drafts: list[Draft]) -> None:
+    """Pages, refusals and static files get them; a route's own (the snapshot's CSP and framing)
+    is kept, not doubled."""
+    safe = {"x-content-type-options": "nosniff", "referrer-policy": "no-referrer"}
+    locked = Settings(data_dir=data_dir, review_token="s3cret-token")
+    with TestClient(create_app(locked), base_url="http://127.0.0.1") as c:
+        refused = c.get("/api/drafts")
+        assert refused.status_code == 401
+        assert refused.headers["content-security-policy"] == PAGE_CSP
+        assert refused.headers["cache-control"] == "no-store"
+        assert all(refused.headers[k] == v for k, v in safe.items())
+    with TestClient(create_app(Settings(data_dir=data_dir)), base_url="http://127.0.0.1") as c:
+        page = c.get("/queue")
+        assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
+        assert all(page.headers[k] == v for k, v in safe.items())
+        assert c.get("/static/app.js").headers["cache-control"] == "no-cache"
+        snap = c.get(f"/drafts/{drafts[0].draft_id}/snapshot")
+        assert snap.headers.get_list("x-frame-options") == ["SAMEORIGIN"]
+        assert len(snap.headers.get_list("content-security-policy")) == 1
+        assert snap.headers["content-security-policy"] != PAGE_CSP
+
+
 # -- CSRF and X-Reviewer ------------------------------------------------------------------------
 
 
