@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
+
+from bench._temp import temp_dir
 
 
 def render_pages(shared: Path, kind: str = "postmortems") -> Path:
-    """A temp folder with <slug>/page.html for every document of shared/corpus/<kind>."""
-    out = Path(tempfile.mkdtemp(prefix=f"bench-{kind}-"))
+    """A temp folder with <slug>/page.html for every document of shared/corpus/<kind>; removed
+    when the benchmark exits (the pages are rendered again, in about a second, next time)."""
+    out = temp_dir(f"bench-{kind}-")
     subprocess.run(
         [sys.executable, str(shared / "tools" / "render_pages.py"), str(shared / "corpus" / kind), str(out)],
         check=True,

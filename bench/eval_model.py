@@ -20,7 +20,6 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 import threading
 from collections import defaultdict
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._temp import temp_dir  # noqa: E402
 from extractors import extract_document  # noqa: E402
 from extractors.draft import draft_document  # noqa: E402
 from flows.model import refine_with_model  # noqa: E402
@@ -170,7 +170,7 @@ def main(shared: Path, pages: Path, *, limit: int = 0, data_dir: Path | None = N
     stub = not base.llm_base_url
     # INCIDENTS_DATA_DIR keeps the answers between runs (a re-run against an endpoint is free)
     env_dir = os.environ.get("INCIDENTS_DATA_DIR")
-    data_dir = data_dir or (Path(env_dir) if env_dir else Path(tempfile.mkdtemp(prefix="eval-model-")))
+    data_dir = data_dir or (Path(env_dir) if env_dir else temp_dir("eval-model-"))
     labels = sorted((shared / "eval" / "labels").glob("*.json"))[: limit or None]
     rule_hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     model_hits: dict[str, list[int]] = defaultdict(lambda: [0, 0])

@@ -19,7 +19,6 @@ import json
 import resource
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -28,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench._temp import temp_dir  # noqa: E402
 from tests.httpserver import LoopbackServer, Reply, Request  # noqa: E402
 
 PAGE = (
@@ -53,7 +53,7 @@ def child(args: argparse.Namespace) -> None:
     from flows.settings import Settings
 
     hosts = args.host_list.split(",")
-    data = Path(tempfile.mkdtemp(prefix="bench-fetch-"))
+    data = temp_dir("bench-fetch-")
     settings = Settings(
         data_dir=data, allow_hosts=args.host_list, min_interval=args.interval, concurrency=8, read_timeout=10
     )

@@ -28,6 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench._temp import temp_dir  # noqa: E402
+
 HELLO = "from prefect import flow\n\n@flow\ndef hello() -> int:\n    return 1\n\nhello()\n"
 
 
@@ -99,7 +103,7 @@ def main() -> None:
     parser.add_argument("--page", type=Path, default=ROOT / "examples" / "postmortem.html")
     args = parser.parse_args()
     page = args.page.resolve()
-    work = Path(tempfile.mkdtemp(prefix="bench-first-draft-"))
+    work = temp_dir("bench-first-draft-")
     home = work / "prefect-home"
     hello = work / "hello.py"
     hello.write_text(HELLO)

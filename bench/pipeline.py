@@ -28,7 +28,6 @@ import os
 import resource
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -36,6 +35,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench._temp import temp_dir  # noqa: E402
+
 SHARED = ROOT.parent / "shared"
 FIXTURES = ROOT / "tests" / "data" / "pipeline"
 TEMPLATES = ["en-queue-outage.html", "ko-db-failover.html", "ja-cdn-cache.html"]
@@ -163,7 +165,7 @@ class Workers(threading.Thread):
 
 def child(n: int, hosts: int, workers: int, paths: list[Path]) -> None:
     """One measured run in this (fresh) process: warm-up, first run, re-run; JSON on stdout."""
-    data_dir = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
+    data_dir = temp_dir("bench-pipeline-")
     addresses = [f"127.0.0.{i + 2}" for i in range(hosts)]
     os.environ.update(
         {
@@ -295,7 +297,7 @@ def main() -> int:
         child(a.child, a.hosts, a.workers, [Path(p) for p in json.loads(Path(a.paths).read_text())])
         return 0
     kind, paths = templates(a.pages)
-    listing = Path(tempfile.mkdtemp(prefix="bench-pipeline-")) / "paths.json"
+    listing = temp_dir("bench-pipeline-") / "paths.json"
     listing.write_text(json.dumps([str(p) for p in paths]))
     size = sum(p.stat().st_size for p in paths) / len(paths) / 1024
     print(f"pages: {kind}, {len(paths)} templates, mean {size:.0f} KiB; {a.hosts} hosts, {a.workers} workers")
