@@ -185,7 +185,8 @@ def score_own_labels(sc: Any, pages: Path, tuned_orgs: set[str]) -> list[str]:
             else:
                 t["timeline_invented"][0] += int(got_s is not None)
                 t["timeline_invented"][1] += 1
-        lines.append(f"  {label['slug']} ({'tuned' if label['tuned'] else 'untuned'}): {got} gold {label['timeline']}")
+        group = "tuned" if label["tuned"] else "untuned"
+        lines.append(f"  {label['slug']} ({group}): {got} gold {label['timeline']}")
     for group, t in tally.items():
         for k in ("timeline_correct", "timeline_invented"):
             v, n = fmt(*t[k])

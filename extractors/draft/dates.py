@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 MONTHS = {
     m: i
@@ -50,8 +50,18 @@ TZ_HOURS = {
     "sgt": 8,
     "hkt": 8,
 }
-_ZONES = "UTC|GMT|KST|JST|PST|PDT|EST|EDT|CST|CDT|MST|MDT|CET|CEST|BST|IST|AEST|AEDT|SGT|HKT|Z(?![a-z])"
-_TZ = rf"(?:\s*\(?\s*({_ZONES})(?:\s*([+-]\d{{1,2}})(?::?(\d{{2}}))?)?)?"
+# US zones named without the season ("9:00 AM ET", "10:15 PT"): standard or daylight time by the date.
+SEASONAL_US = {"et": -5, "ct": -6, "mt": -7, "pt": -8}
+_ZONES = (
+    "UTC|GMT|KST|JST|PST|PDT|EST|EDT|CST|CDT|MST|MDT|CET|CEST|BST|IST|AEST|AEDT|SGT|HKT|Z(?![a-z])"
+    "|(?:ET|CT|MT|PT)(?![a-z])"
+)
+# A named zone with an optional offset ("UTC+9", "GMT+01:00"), or a bare ISO offset right after the
+# time ("14:05+09:00", "14:05:00-07:00"; a minus only after seconds, as "14:05-15:00" is a range).
+_TZ = (
+    rf"(?:\s*\(?\s*({_ZONES})(?:\s*([+-]\d{{1,2}})(?::?(\d{{2}}))?)?"
+    r"|\s?([+-])(0\d|1[0-4]):?([0-5]\d)(?!\d))?"
+)
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 
 DATE_PATTERNS = [
@@ -122,14 +132,45 @@ def _dates(text: str, default_year: int) -> list[tuple[int, int, date]]:
     return sorted(out)
 
 
+class SeasonalZone(float):
+    """A US zone named without the season (ET, PT): its standard offset, and `on(day)` the one in
+    force that day (daylight time from the second Sunday of March to the first Sunday of November;
+    before 2007 from the first Sunday of April to the last Sunday of October)."""
+
+    def on(self, day: date | None) -> float:
+        if day is None:
+            return float(self)
+        if day.year >= 2007:
+            begin, end = _nth_sunday(day.year, 3, 2), _nth_sunday(day.year, 11, 1)
+        else:
+            begin, end = _nth_sunday(day.year, 4, 1), _nth_sunday(day.year, 11, 1) - timedelta(days=7)
+        return float(self) + (1 if begin <= day < end else 0)
+
+
+def _nth_sunday(year: int, month: int, n: int) -> date:
+    first = date(year, month, 1)
+    return first + timedelta(days=(6 - first.weekday()) % 7 + 7 * (n - 1))
+
+
 def _offset(name: str | None, sign_h: str | None, mins: str | None) -> float | None:
     if not name:
         return None
+    if name.lower() in SEASONAL_US and not sign_h:
+        return SeasonalZone(SEASONAL_US[name.lower()])
     hours = TZ_HOURS.get(name.lower(), 0)
     if sign_h:
         h = int(sign_h)
         hours += h + (int(mins or 0) / 60) * (1 if h >= 0 else -1)
     return hours
+
+
+def _zone(m: re.Match[str], first: int, *, seconds: bool) -> float | None:
+    """The offset of a time match whose _TZ groups start at `first`: a named zone ("UTC+9", "PDT"),
+    or a bare offset ("+09:00"; "-07:00" only after seconds, as "14:05-15:00" is a range)."""
+    sign = m[first + 3]
+    if sign and (sign == "+" or seconds):
+        return (int(m[first + 4]) + int(m[first + 5]) / 60) * (-1 if sign == "-" else 1)
+    return _offset(m[first], m[first + 1], m[first + 2])
 
 
 def _times(
@@ -145,9 +186,9 @@ def _times(
                 continue
             if kind == "hm":
                 h, mi, s = int(m[1]), int(m[2]), int(m[3] or 0)
-                ampm, tz = (m[4] or "").lower(), _offset(m[5], m[6], m[7])
+                ampm, tz = (m[4] or "").lower(), _zone(m, 5, seconds=bool(m[3]))
             elif kind == "h":
-                h, mi, s, ampm, tz = int(m[1]), 0, 0, m[2].lower(), _offset(m[3], m[4], m[5])
+                h, mi, s, ampm, tz = int(m[1]), 0, 0, m[2].lower(), _zone(m, 3, seconds=False)
             else:
                 h, mi, s = int(m[2]), int(m[3] or 0), 0
                 ampm = "pm" if m[1] in ("午後", "오후") else "am" if m[1] else ""

@@ -10,8 +10,43 @@ from functools import cache
 
 from extractors.draft.context import Context, Sentence
 from extractors.draft.cues import cue_pattern, cues
-from extractors.draft.dates import DATE_GATES, TIME_GATE, _dates, _default_zone, _times
+from extractors.draft.dates import DATE_GATES, TIME_GATE, SeasonalZone, _dates, _default_zone, _times
 from extractors.draft.lexicon import Lexicon
+
+# A change that went live (past tense or completed): with a fix word, the fix is out.
+FIX_LIVE = re.compile(
+    r"\b(?:deployed|released|rolled out|pushed|went live|is live|was live|live on|applied)\b"
+    r"|배포(?:했|되|를 완료|완료)|적용(?:했|되)|リリースし|デプロイし|適用し|反映し"
+)
+# Sentences about another incident, or about what would have happened, hold no moment of this
+# incident's story; a duration is not this incident's in a what-if or a plan either (WHAT_IF).
+OTHER_INCIDENT = re.compile(
+    r"(?i)\b(?:last (?:year|month|week)|previous(?:ly)?|prior incidents?|earlier incidents?|a year ago"
+    r"|similar (?:incident|outage|issue)s?|in the past)\b"
+    r"|지난해|작년|지난달|이전에도|과거에|비슷한 장애|적이 있"
+    r"|昨年|去年|先月|以前にも|過去に|前回の|同様の障害"
+)
+COUNTERFACTUAL = re.compile(
+    r"(?i)\b(?:would|could|might|should)(?: not|n't)? have\b|\b(?:would|could)'ve\b|\bhypothetical"
+    r"|했다면|였다면|됐다면|していたら|可能性があ"
+)
+WHAT_IF = re.compile(
+    r"(?i)\b(?:if|would|could|might|unless|in case|will|we'll|whether)\b"
+    r"|만약|경우|할 것|예정|もし|場合|予定|なら"
+)
+
+
+# Sections that plan or explain rather than tell what happened: their times and durations are not
+# the incident's (follow-ups: "within 24 hours we will"; background: how things normally run).
+NOT_THE_STORY = frozenset({"action_items", "background"})
+
+
+def _story(low: str, *, durations: bool = False) -> bool:
+    """Whether a sentence may tell this incident's events (not another incident's, not a what-if);
+    with `durations`, whether a duration it states may be this incident's (no plan, no condition)."""
+    if OTHER_INCIDENT.search(low) or COUNTERFACTUAL.search(low):
+        return False
+    return not (durations and WHAT_IF.search(low))
 
 
 @dataclass(frozen=True)
@@ -21,6 +56,10 @@ class Moment:
     end: int
     sentence: Sentence
     explicit_date: bool
+    # How many undated day changes a reader had to guess to date this time (a step back of many
+    # hours in a timeline with no dates: next morning, or days later?). Durations are measured only
+    # between moments with the same count.
+    guessed_days: int = 0
 
 
 @cache
@@ -32,6 +71,9 @@ def _event_patterns():
 # A time this much earlier than the previous entry of a timeline is the next day (23:16 -> 00:28);
 # smaller steps back are entries out of order (14:46 then 14:44), as real timelines have.
 ROLLOVER_GAP = timedelta(hours=6)
+# A rollover whose step forward is longer than this (14:00 then 09:00: 19 hours) may as well cross
+# two days or more: the day is a guess.
+SURE_ROLLOVER = timedelta(hours=12)
 
 
 def moments(ctx: Context) -> list[Moment]:
@@ -75,12 +117,14 @@ def _moments(ctx: Context) -> list[Moment]:
     current: date | None = None
     last: datetime | None = None
     last_role = None
+    guessed = 0
     for s, ds, ts in parsed:
         pos_dates = list(ds)
         if not ts:
             if pos_dates:
                 current = pos_dates[-1][2]
                 last = None
+                guessed = 0
             continue
         prev_end = -10
         for a, b, h, mi, sec, tz in ts:
@@ -103,8 +147,11 @@ def _moments(ctx: Context) -> list[Moment]:
             base = datetime.combine(day or date(year, 1, 1), datetime.min.time()).replace(
                 hour=h, minute=mi, second=sec
             )
-            offset = tz if tz is not None else zone
-            at = base - timedelta(hours=offset or 0) + timedelta(hours=zone or 0) if tz is not None else base
+            at = (
+                base - timedelta(hours=_on(tz, day)) + timedelta(hours=_on(zone, day))
+                if tz is not None
+                else base
+            )
             if (
                 not explicit
                 and last is not None
@@ -114,9 +161,17 @@ def _moments(ctx: Context) -> list[Moment]:
             ):
                 at += timedelta(days=1)
                 day = (day or date(year, 1, 1)) + timedelta(days=1)
-            out.append(Moment(at, s.start + a, s.start + b, s, explicit))
+                guessed += at - last > SURE_ROLLOVER
+            if explicit:
+                guessed = 0
+            out.append(Moment(at, s.start + a, s.start + b, s, explicit, guessed))
             current, last, last_role = day if day else current, at, s.role
     return out
+
+
+def _on(zone: float | None, day: date | None) -> float:
+    """The offset of `zone` in hours on `day` (a season-less US zone's depends on the date)."""
+    return zone.on(day) if isinstance(zone, SeasonalZone) else zone or 0
 
 
 def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
@@ -139,10 +194,17 @@ def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
         s = group[0].sentence
         low = s.text.lower()
         claimed: dict[int, str] = {}
+        if s.role in NOT_THE_STORY or not _story(low):
+            continue
         for kind in ("resolve", "detect", "start"):
             hit = pats[kind].search(low)
             if not hit or (kind == "start" and skip_start.search(low)):
                 continue
+            if kind == "start" and _fix_pattern().search(low) and FIX_LIVE.search(low):
+                # "22:48 Fix deployed on production": the fix going live is the recovery, not a start.
+                if "resolve" in claimed.values():
+                    continue
+                kind = "resolve"
             pos = s.start + hit.start()
             nearest = min(group, key=lambda m: (abs(m.start - pos), m.start < pos))
             if nearest.start not in claimed:

@@ -9,7 +9,16 @@ from datetime import timedelta
 from extractors.draft.context import Context, Sentence
 from extractors.draft.dates import _CJK_UNIT, _DIGIT, _dates
 from extractors.draft.evidence import Found, confidence, evidence
-from extractors.draft.moments import Moment, _events, _fix_pattern, first_impact, gated_sentences, moments
+from extractors.draft.moments import (
+    NOT_THE_STORY,
+    Moment,
+    _events,
+    _fix_pattern,
+    _story,
+    first_impact,
+    gated_sentences,
+    moments,
+)
 from schema.draft import Evidence
 
 __all__ = ["draft_timeline", "first_impact", "gated_sentences", "moments", "_dates"]
@@ -65,6 +74,11 @@ def _iso(delta: timedelta) -> str | None:
 MAX_SPAN = timedelta(days=14)
 
 
+def _fixed(a: Moment, b: Moment) -> bool:
+    """Whether the page fixes the span from a to b: one incident's length, and no guessed day between."""
+    return b.at - a.at <= MAX_SPAN and a.guessed_days == b.guessed_days
+
+
 def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
     """'Between 21:27 UTC and 07:27 UTC ... were running with expired certificates'."""
     for i, m in enumerate(ms[:-1]):
@@ -72,6 +86,8 @@ def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
         if m.sentence is not n.sentence:
             continue
         low = m.sentence.text.lower()
+        if m.sentence.role in NOT_THE_STORY or not _story(low, durations=True):
+            continue  # "between 10:00 and 11:00 the service will be unavailable": a plan
         gap = ctx.doc.text[m.end : n.start].lower()
         opens = re.search(r"\bbetween\b|\bfrom\b|부터|から", low[: m.start - m.sentence.start + 1] + gap)
         closes = re.search(r"\band\b|\bto\b|\buntil\b|~|–|-|까지|まで", gap)
@@ -80,11 +96,31 @@ def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
     return None
 
 
+# Where a clause ends: a duration belongs to the clause it stands in.
+CLAUSE_END = re.compile(r"(?i)[;:,.()]|\s(?:but|which|while|before|after|when|because|so|until|and then)\s")
+# Work, not impact: "we spent 2 days reproducing the failure", "the failed job was retried for 2 hours".
+ACTIVITY = re.compile(
+    r"(?i)\b(?:spent|spend|took|takes|investigat\w*|debugg\w*|reproduc\w*|work(?:ed|ing)?\s+on|writ\w+"
+    r"|migrat\w*|tried|trying|retr(?:y|ied|ies|ying)|ran|runs|wait\w*|monitor\w*|watch\w*)\b"
+)
+
+
+def _impact_lasted(text: str, m: re.Match[str]) -> bool:
+    """Whether the clause of the duration `m` says the impact lasted it ("the API was down for 2
+    hours"), not some work or something else ("we monitored for 2 hours", "under load for 2 hours")."""
+    ends = [x.start() for x in CLAUSE_END.finditer(text, 0, m.start())]
+    after = CLAUSE_END.search(text, m.end())
+    clause = text[(ends[-1] + 1 if ends else 0) : after.start() if after else len(text)]
+    return bool(IMPACT_WORDS.search(clause)) and not ACTIVITY.search(clause)
+
+
 def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
     """Durations a sentence states for recovery or detection."""
     out: dict[str, tuple[timedelta, Sentence, int, int]] = {}
     for s in ctx.sentences:
         if s.role == "skip" or not _DIGIT.search(s.text):
+            continue
+        if s.role in NOT_THE_STORY or not _story(s.text.lower(), durations=True):
             continue
         if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
             continue
@@ -109,7 +145,7 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
                 after
                 and RESOLVE_EN.search(head)
                 or LASTED_EN.search(head[-40:])
-                and IMPACT_WORDS.search(s.text)
+                and _impact_lasted(s.text, m)
             ):
                 out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
         # DURATION_CJK can match empty text, so finditer stops at every character: look only in
@@ -170,21 +206,19 @@ def draft_timeline(ctx: Context) -> Found:
             (m for m in events["detect"] if m.at >= start.at and m is not start), key=lambda m: m.at
         )
         resolves = sorted((m for m in events["resolve"] if m.at > start.at), key=lambda m: m.at)
-        if detects and (iso := _iso(detects[0].at - start.at)) and detects[0].at - start.at <= MAX_SPAN:
+        if detects and (iso := _iso(detects[0].at - start.at)) and _fixed(start, detects[0]):
             result["detected_after"] = (iso, [start, detects[0]])
         if interval is not None:
             resolves = [interval[1]]
         if resolves:
             end = resolves[-1]
-            if end.at - start.at <= MAX_SPAN and (iso := _iso(end.at - start.at)):
+            if _fixed(start, end) and (iso := _iso(end.at - start.at)):
                 result["resolved_after"] = (iso, [start, end])
-    span = interval[1].at - interval[0].at if interval else None
     if (
         "resolved_after" not in result
         and interval
-        and span is not None
-        and span <= MAX_SPAN
-        and (iso := _iso(span))
+        and _fixed(*interval)
+        and (iso := _iso(interval[1].at - interval[0].at))
     ):
         result["resolved_after"] = (iso, list(interval))
     timeline: dict[str, str | None] = {"detected_after": None, "resolved_after": None}
