@@ -109,21 +109,18 @@ _DIGIT = re.compile(r"\d")
 _CJK_UNIT = re.compile(r"[日일時시分분]")
 
 
-def _dates(text: str, default_year: int) -> list[tuple[int, int, date]]:
+def _dates(text: str, default_year: int, published: date | None = None) -> list[tuple[int, int, date]]:
+    """(start, end, date) of every date in text; a date without a year takes `default_year`, or the
+    year before when that puts it after `published` (a page written in January about "Dec 31")."""
     out: list[tuple[int, int, date]] = []
     if not _DIGIT.search(text):
         return out
     for kind, pattern in DATE_PATTERNS:
         for m in pattern.finditer(text):
             try:
-                if kind == "ymd":
-                    d = date(int(m[1]), int(m[2]), int(m[3]))
-                elif kind in ("md", "md_short"):
-                    d = date(default_year, int(m[1]), int(m[2]))
-                elif kind == "mdy":
-                    d = date(int(m[3]) if m[3] else default_year, MONTHS[m[1].lower()], int(m[2]))
-                else:
-                    d = date(int(m[3]) if m[3] else default_year, MONTHS[m[2].lower()], int(m[1]))
+                d, yearless = _date_of(kind, m, default_year)
+                if yearless and published is not None and d > published and d.year == published.year:
+                    d = d.replace(year=d.year - 1)
             except (ValueError, KeyError):
                 continue
             if any(a <= m.start() < b for a, b, _ in out):
@@ -150,6 +147,16 @@ class SeasonalZone(float):
 def _nth_sunday(year: int, month: int, n: int) -> date:
     first = date(year, month, 1)
     return first + timedelta(days=(6 - first.weekday()) % 7 + 7 * (n - 1))
+
+
+def _date_of(kind: str, m: re.Match[str], default_year: int) -> tuple[date, bool]:
+    """The date a DATE_PATTERNS match names, and whether its year was left out."""
+    if kind == "ymd":
+        return date(int(m[1]), int(m[2]), int(m[3])), False
+    if kind in ("md", "md_short"):
+        return date(default_year, int(m[1]), int(m[2])), True
+    month, day = (m[1], m[2]) if kind == "mdy" else (m[2], m[1])
+    return date(int(m[3]) if m[3] else default_year, MONTHS[month.lower()], int(day)), not m[3]
 
 
 def _offset(name: str | None, sign_h: str | None, mins: str | None) -> float | None:

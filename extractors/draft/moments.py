@@ -68,6 +68,13 @@ def _event_patterns():
     return {k: cue_pattern(t[k]) for k in ("start", "detect", "resolve")}, cue_pattern(t["skip_start"])
 
 
+@cache
+def response_pattern() -> Lexicon:
+    """The team's own response ("began investigating", "incident declared"): never the first impact."""
+    t = cues()["timeline"]
+    return cue_pattern(t["response"] + t["skip_start"])
+
+
 # A time this much earlier than the previous entry of a timeline is the next day (23:16 -> 00:28);
 # smaller steps back are entries out of order (14:46 then 14:44), as real timelines have.
 ROLLOVER_GAP = timedelta(hours=6)
@@ -94,9 +101,17 @@ def gated_sentences(ctx: Context) -> tuple[set[int] | None, set[int] | None]:
     return ctx.touching(TIME_GATE), dated
 
 
+def _published(stamp: str | None) -> date | None:
+    try:
+        return date.fromisoformat(stamp[:10]) if stamp else None
+    except ValueError:
+        return None
+
+
 def _moments(ctx: Context) -> list[Moment]:
     doc = ctx.doc
     year = int(doc.published[:4]) if doc.published and doc.published[:4].isdigit() else 2000
+    published = _published(doc.published)
     timed, dated = gated_sentences(ctx)
     every = [_times(s.text, []) if timed is None or i in timed else [] for i, s in enumerate(ctx.sentences)]
     zone = _default_zone(every)
@@ -105,7 +120,7 @@ def _moments(ctx: Context) -> list[Moment]:
     for i, (s, plain) in enumerate(zip(ctx.sentences, every, strict=True)):
         if s.role == "skip":
             continue
-        ds = _dates(s.text, year) if dated is None or i in dated else []
+        ds = _dates(s.text, year, published) if dated is None or i in dated else []
         # Times inside a date are left out; with no date, or no time at all, that changes nothing.
         ts = _times(s.text, [(a, b) for a, b, _ in ds]) if ds and plain else plain
         parsed.append((s, ds, ts))

@@ -18,6 +18,7 @@ from extractors.draft.moments import (
     first_impact,
     gated_sentences,
     moments,
+    response_pattern,
 )
 from schema.draft import Evidence
 
@@ -191,6 +192,7 @@ def draft_timeline(ctx: Context) -> Found:
         if (
             tl
             and tl[0].start not in claimed
+            and not response_pattern().search(tl[0].sentence.text.lower())
             and any(m.start in claimed for m in tl[1:])
             and (first_detect is None or tl[0].at <= first_detect)
         ):

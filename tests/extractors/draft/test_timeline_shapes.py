@@ -215,6 +215,12 @@ CASES["en-undated-short-rollover"] = (
     "<li>23:55 - customers reported errors; we were alerted.</li><li>00:40 - rolled back, service restored.</li></ul>",
     ("PT15M", "PT1H"),
 )
+NULL["timeline-opens-with-response"] = (
+    "en",
+    EN_LEAD
+    + "<h2>Timeline</h2><p>On 2024-03-03:</p><ul><li>09:50 - the team began investigating slow checkouts.</li>"
+    "<li>10:05 - customers reported errors.</li><li>10:40 - service restored.</li></ul>",
+)
 
 
 def page(lang: str, body: str) -> bytes:
@@ -276,3 +282,20 @@ def test_seasonal_us_zone(day: date, offset: float) -> None:
 )
 def test_offsets_after_a_time(text: str, offset: float | None) -> None:
     assert _times(text, [])[0][5] == offset
+
+
+def test_a_date_without_a_year_is_not_after_publication() -> None:
+    # Written on January 5 about New Year's Eve: "Dec 31" is last year's, so recovery on Jan 1 is 4h later.
+    body = (
+        "<p>Checkout was down and customers saw errors. This is our postmortem.</p><h2>Timeline (UTC)</h2><ul>"
+        "<li>Dec 31 22:00 - a deploy went out and errors began.</li><li>Dec 31 22:30 - an alert fired.</li>"
+        "<li>Jan 1 02:00 - rolled back, service restored.</li></ul>"
+    )
+    html = (
+        '<html lang="en"><head><title>Outage postmortem</title><meta property="article:published_time" '
+        f'content="2025-01-05T10:00:00Z"></head><body><article><h1>Outage postmortem</h1>{body}</article></body></html>'
+    )
+    timeline = draft_page(
+        html.encode(), url="https://e.example/p/", now="2026-01-01T00:00:00Z"
+    ).draft.record.timeline
+    assert (timeline.detected_after, timeline.resolved_after) == ("PT30M", "PT4H")
