@@ -98,21 +98,30 @@ def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
 
 
 # Where a clause ends: a duration belongs to the clause it stands in.
-CLAUSE_END = re.compile(r"(?i)[;:,.()]|\s(?:but|which|while|before|after|when|because|so|until|and then)\s")
+CLAUSE_END = re.compile(
+    r"(?i)[;:,.()、，。；：]|\s(?:but|which|while|before|after|when|because|so|until|and then)\s"
+)
 # Work, not impact: "we spent 2 days reproducing the failure", "the failed job was retried for 2 hours".
 ACTIVITY = re.compile(
     r"(?i)\b(?:spent|spend|took|takes|investigat\w*|debugg\w*|reproduc\w*|work(?:ed|ing)?\s+on|writ\w+"
     r"|migrat\w*|tried|trying|retr(?:y|ied|ies|ying)|ran|runs|wait\w*|monitor\w*|watch\w*)\b"
 )
 
+# The same in Korean and Japanese: meetings, investigation, analysis, work, migration, writing.
+ACTIVITY_CJK = re.compile(
+    r"회의|논의|조사|분석|작업|마이그레이션|작성|검토|대응|会議|議論|調査|分析|作業|移行|作成|検討|対応"
+)
+
 
 def _impact_lasted(text: str, m: re.Match[str]) -> bool:
     """Whether the clause of the duration `m` says the impact lasted it ("the API was down for 2
     hours"), not some work or something else ("we monitored for 2 hours", "under load for 2 hours")."""
-    ends = [x.start() for x in CLAUSE_END.finditer(text, 0, m.start())]
+    ends = [x.end() for x in CLAUSE_END.finditer(text, 0, m.start())]
     after = CLAUSE_END.search(text, m.end())
-    clause = text[(ends[-1] + 1 if ends else 0) : after.start() if after else len(text)]
-    return bool(IMPACT_WORDS.search(clause)) and not ACTIVITY.search(clause)
+    clause = text[(ends[-1] if ends else 0) : after.start() if after else len(text)]
+    return (
+        bool(IMPACT_WORDS.search(clause)) and not ACTIVITY.search(clause) and not ACTIVITY_CJK.search(clause)
+    )
 
 
 def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
@@ -163,8 +172,10 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
                 and CJK_DETECT_LATER.search(s.text[m.end() :])
             ):
                 out.setdefault("detected_after", (delta, s, m.start(), m.end()))
-            elif (CJK_RESOLVE_HEAD.search(head) or CJK_RESOLVE_TAIL.search(tail)) and IMPACT_WORDS.search(
-                s.text
+            elif (
+                CJK_RESOLVE_HEAD.search(head)
+                and IMPACT_WORDS.search(s.text)
+                or (CJK_RESOLVE_TAIL.search(tail) and _impact_lasted(s.text, m))
             ):
                 out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
     return out

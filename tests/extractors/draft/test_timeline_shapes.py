@@ -221,6 +221,14 @@ NULL["timeline-opens-with-response"] = (
     + "<h2>Timeline</h2><p>On 2024-03-03:</p><ul><li>09:50 - the team began investigating slow checkouts.</li>"
     "<li>10:05 - customers reported errors.</li><li>10:40 - service restored.</li></ul>",
 )
+NULL["ko-meeting-duration"] = (
+    "ko",
+    KO_LEAD + "<p>장애 이후 대응 회의를 2시간 동안 진행했습니다.</p><h2>원인</h2><p>설정 오류입니다.</p>",
+)
+NULL["ja-investigation-duration"] = (
+    "ja",
+    JA_LEAD + "<p>障害の原因調査は3時間にわたり続きました。</p><h2>原因</h2><p>設定の誤りです。</p>",
+)
 
 
 def page(lang: str, body: str) -> bytes:
