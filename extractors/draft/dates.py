@@ -212,6 +212,41 @@ def _times(
     return sorted(out)
 
 
+# A zone a heading or a note declares for the times under it: "Timeline (all times PDT)",
+# "Timeline (UTC+9)", "All times are in Pacific Time", "타임라인 (KST)", "経緯（日本時間）".
+_DECLARED = re.compile(
+    r"\b(UTC|GMT|KST|JST|PST|PDT|EST|EDT|CST|CDT|MST|MDT|CET|CEST|BST|AEST|AEDT|SGT|HKT|ET|PT)\b"
+    r"(?:\s*([+-]\d{1,2})(?::?(\d{2}))?)?|(Pacific|Eastern|Central|Mountain) Time|(한국\s?시간|日本時間)"
+)
+_NAMED = {"pacific": "pt", "eastern": "et", "central": "ct", "mountain": "mt"}
+_ALL_TIMES = re.compile(
+    r"(?i)\ball (?:times|timestamps)\b[^.\n]{0,20}?\b(?:in|are)\s"
+    r"|(?:모든\s?)?시간은\s|時刻は|時間は(?:すべて|全て)?"
+)
+
+
+def declared_zone(text: str | None, *, note: bool = False) -> float | None:
+    """The zone `text` declares: a heading's ("Timeline (PDT)"), or with `note` a sentence's that
+    says so ("All times are in UTC")."""
+    if not text:
+        return None
+    if note:
+        lead = _ALL_TIMES.search(text)
+        if not lead:
+            return None
+        text = text[lead.end() : lead.end() + 30]
+    elif len(text) > 80:
+        return None
+    m = _DECLARED.search(text)
+    if not m:
+        return None
+    if m[4]:
+        return _offset(_NAMED[m[4].lower()], None, None)
+    if m[5]:
+        return 9.0
+    return _offset(m[1], m[2], m[3])
+
+
 def _default_zone(times: list[list[tuple[int, int, int, int, int, float | None]]]) -> float | None:
     """The zone most of the page's explicit times use (`times`: each sentence's); naive times are
     read in it."""

@@ -10,7 +10,15 @@ from functools import cache
 
 from extractors.draft.context import Context, Sentence
 from extractors.draft.cues import cue_pattern, cues
-from extractors.draft.dates import DATE_GATES, TIME_GATE, SeasonalZone, _dates, _default_zone, _times
+from extractors.draft.dates import (
+    DATE_GATES,
+    TIME_GATE,
+    SeasonalZone,
+    _dates,
+    _default_zone,
+    _times,
+    declared_zone,
+)
 from extractors.draft.lexicon import Lexicon
 
 # A change that went live (past tense or completed): with a fix word, the fix is out.
@@ -114,7 +122,13 @@ def _moments(ctx: Context) -> list[Moment]:
     published = _published(doc.published)
     timed, dated = gated_sentences(ctx)
     every = [_times(s.text, []) if timed is None or i in timed else [] for i, s in enumerate(ctx.sentences)]
+    # A zone the page declares for its times ("All times are in UTC"), else per section heading
+    # ("Timeline (PDT)"). Times are read in the zone most explicit times name, else the declared one.
+    noted = next((z for s in ctx.sentences if (z := declared_zone(s.text, note=True)) is not None), None)
+    headed = {s.heading: declared_zone(s.heading) for s in ctx.sentences}
     zone = _default_zone(every)
+    if zone is None:
+        zone = noted if noted is not None else next((z for z in headed.values() if z is not None), None)
     full: dict[tuple[int, int], date] = {}
     parsed = []
     for i, (s, plain) in enumerate(zip(ctx.sentences, every, strict=True)):
@@ -142,7 +156,9 @@ def _moments(ctx: Context) -> list[Moment]:
                 guessed = 0
             continue
         prev_end = -10
+        naive = headed[s.heading] if headed[s.heading] is not None else noted
         for a, b, h, mi, sec, tz in ts:
+            tz = naive if tz is None else tz
             # Two zones for one instant ("13:14 EDT (17:14 UTC)"): the first is kept, the echo skipped.
             echo = a - prev_end <= 3 and re.fullmatch(r"[\s(（/]*", s.text[prev_end:a] or "") is not None
             prev_end = b

@@ -229,6 +229,24 @@ NULL["ja-investigation-duration"] = (
     "ja",
     JA_LEAD + "<p>障害の原因調査は3時間にわたり続きました。</p><h2>原因</h2><p>設定の誤りです。</p>",
 )
+CASES["en-heading-zone-mixed"] = (
+    "en",
+    "<p>On March 3, 2024 at 17:00 UTC checkout began returning errors after a deploy. This is our postmortem.</p>"
+    "<h2>Timeline (all times PST)</h2><ul><li>9:20 AM - customers reported errors; we were alerted.</li><li>10:30 AM - rolled back, service restored.</li></ul>",
+    ("PT20M", "PT1H30M"),
+)
+CASES["ja-heading-zone-mixed"] = (
+    "ja",
+    "<p>2024年3月3日 05:00 UTC にリリース後、決済エラーが発生しました。原因と再発防止策をご報告します。</p>"
+    "<h2>経緯（日本時間）</h2><ul><li>14時20分 アラートにより検知</li><li>15時30分 切り戻しにより復旧</li></ul>",
+    ("PT20M", "PT1H30M"),
+)
+CASES["en-all-times-note"] = (
+    "en",
+    "<p>All times are in PDT. On March 13, 2024 a deploy went out at 9:00 AM and checkout errors began.</p>"
+    "<p>An alert fired at 16:25 UTC. Service was restored at 10:10 AM.</p><h2>Root cause</h2><p>A bad config.</p>",
+    ("PT25M", "PT1H10M"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
