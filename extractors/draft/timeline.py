@@ -44,6 +44,23 @@ AFTER_START_EN = re.compile(
     r"(?i)\s+after\s+(?:[\w-]+\s+){0,4}?(?:errors?|outage|incident|impact|failures?|problems?|issue|"
     r"disruption|degradation|began|begun|started|start|onset|occurred|expired|expiry|went down)\b"
 )
+# "... after we started investigating": the clock starts with the team, not the impact.
+RESPONDERS = re.compile(r"(?i)\b(?:we|us|our|the team|engineers?|on-?call|investigat\w*|respond\w*)\b")
+UNNOTICED_EN = re.compile(
+    r"(?i)\b(?:went|go|gone|remained|was|were|stayed|been)\s+(?:unnoticed|undetected)\s+for\s+(?:an?\s+)?$"
+)
+# "it took us 40 minutes to notice", "it took 1 hour and 31 minutes from the start of the incident
+# to the deploy of the fix".
+TOOK_EN = re.compile(r"(?i)\btook\s+(?:us\s+|them\s+|the team\s+|our team\s+)?(?:an?\s+)?$")
+TO_NOTICE_EN = re.compile(
+    r"(?i)\s*(?:for (?:us|them|anyone) )?to "
+    r"(?:notice|detect|discover|become aware|be alerted|realise|realize)\b"
+)
+FROM_START_TO_FIX_EN = re.compile(
+    r"(?i)\s*from the (?:start|beginning|onset) of the (?:incident|outage|impact|problem|issue|errors)\s+"
+    r"(?:to|until)\s+(?:the\s+)?"
+    r"(?:deploy(?:ment)? of the fix|fix|recovery|resolution|mitigation|restor\w*|resolv\w*)"
+)
 DETECT_EN = re.compile(
     r"(?i)\b(?:paged|alerted|detected|noticed|became aware|identified|discovered|notified)\b"
 )
@@ -54,10 +71,10 @@ CJK_RESOLVE_TAIL = re.compile(
 )
 # "장애 발생 15분 후 알림으로 인지했습니다", "障害発生から15分後にアラートで検知しました": a duration
 # after the start, then the detection in the same sentence.
-CJK_AFTER = re.compile(r"^\s*(?:후|뒤|後|あと)")
+CJK_AFTER = re.compile(r"^\s*(?:후|뒤|만에|後|あと|で)")
 CJK_FROM_START = re.compile(r"(?:발생|시작|発生|開始)\s*(?:から|부터|이후)?\s*$")
 CJK_DETECT_LATER = re.compile(r"감지|인지|발견|알림|알람|検知|発見|気づ|アラート|通知")
-CJK_DETECT = re.compile(r"(감지|인지|발견)(까지|하는 데)|(検知|発見|気づく)まで")
+CJK_DETECT = re.compile(r"(감지|인지|발견)(?:하기)?(까지|하는 데)|(検知|発見|気づ[くい])(?:する)?まで")
 
 
 def _iso(delta: timedelta) -> str | None:
@@ -134,51 +151,80 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
             continue
         if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
             continue
-        for m in DURATION_EN.finditer(s.text):
-            # The match may open with the space before the number: "for" must still end the head.
-            head = s.text[: m.start()].rstrip() + " "
-            n, unit = float(m[1]), m[2].lower()
-            delta = (
-                timedelta(days=n)
-                if unit.startswith("d")
-                else timedelta(hours=n)
-                if unit.startswith("h")
-                else timedelta(minutes=n)
-            )
-            if m[3]:
-                delta += timedelta(minutes=float(m[3]))
-            after = AFTER_START_EN.match(s.text[m.end() :])
-            if after and DETECT_EN.search(head):
-                # "The on-call engineer was paged 12 minutes after the errors began."
-                out.setdefault("detected_after", (delta, s, m.start(), m.end()))
-            elif (
-                after
-                and RESOLVE_EN.search(head)
-                or LASTED_EN.search(head[-40:])
-                and _impact_lasted(s.text, m)
-            ):
-                out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
+        for key, m in _stated_en(s.text):
+            out.setdefault(key, (_delta_en(m), s, m.start(), m.end()))
         # DURATION_CJK can match empty text, so finditer stops at every character: look only in
         # sentences with a unit it needs (one of 日 일 時 시 分 분), as every match we keep has one.
-        for m in DURATION_CJK.finditer(s.text) if _CJK_UNIT.search(s.text) else ():
-            if not (m[1] or m[2] or m[3]) or m.end() - m.start() < 2:
-                continue
-            tail = s.text[m.end() : m.end() + 12]
-            head = s.text[max(0, m.start() - 12) : m.start()]
-            delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
-            if CJK_DETECT.search(head + tail) or (
-                CJK_AFTER.match(tail)
-                and CJK_FROM_START.search(head)
-                and CJK_DETECT_LATER.search(s.text[m.end() :])
-            ):
-                out.setdefault("detected_after", (delta, s, m.start(), m.end()))
-            elif (
-                CJK_RESOLVE_HEAD.search(head)
-                and IMPACT_WORDS.search(s.text)
-                or (CJK_RESOLVE_TAIL.search(tail) and _impact_lasted(s.text, m))
-            ):
-                out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
+        if _CJK_UNIT.search(s.text):
+            for key, m in _stated_cjk(s.text):
+                delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
+                out.setdefault(key, (delta, s, m.start(), m.end()))
     return out
+
+
+def _delta_en(m: re.Match[str]) -> timedelta:
+    n, unit = float(m[1]), m[2].lower()
+    delta = (
+        timedelta(days=n)
+        if unit.startswith("d")
+        else timedelta(hours=n)
+        if unit.startswith("h")
+        else timedelta(minutes=n)
+    )
+    return delta + timedelta(minutes=float(m[3])) if m[3] else delta
+
+
+def _stated_en(text: str) -> list[tuple[str, re.Match[str]]]:
+    """The English durations of a sentence that say how long after the first impact it was detected
+    or resolved: "paged 12 minutes after the errors began", "went unnoticed for 2 hours", "it took
+    us 40 minutes to notice", "the API was down for 3 hours"."""
+    found = []
+    for m in DURATION_EN.finditer(text):
+        # The match may open with the space before the number: "for" must still end the head.
+        head = text[: m.start()].rstrip() + " "
+        rest = text[m.end() :]
+        after = AFTER_START_EN.match(rest)
+        if after and RESPONDERS.search(after.group()):
+            after = None  # "2 hours after we started investigating": not from the first impact
+        if (
+            after
+            and DETECT_EN.search(head)
+            or UNNOTICED_EN.search(head[-40:])
+            or (TOOK_EN.search(head[-30:]) and TO_NOTICE_EN.match(rest))
+        ):
+            found.append(("detected_after", m))
+        elif (
+            after
+            and RESOLVE_EN.search(head)
+            or LASTED_EN.search(head[-40:])
+            and _impact_lasted(text, m)
+            or TOOK_EN.search(head[-30:])
+            and FROM_START_TO_FIX_EN.match(rest)
+        ):
+            found.append(("resolved_after", m))
+    return found
+
+
+def _stated_cjk(text: str) -> list[tuple[str, re.Match[str]]]:
+    """The same in Korean and Japanese: "장애 발생 15분 후 알림으로 인지", "복구까지 3시간",
+    "約2時間にわたり停止"."""
+    found = []
+    for m in DURATION_CJK.finditer(text):
+        if not (m[1] or m[2] or m[3]) or m.end() - m.start() < 2:
+            continue
+        tail = text[m.end() : m.end() + 12]
+        head = text[max(0, m.start() - 12) : m.start()]
+        if CJK_DETECT.search(head + tail) or (
+            CJK_AFTER.match(tail) and CJK_FROM_START.search(head) and CJK_DETECT_LATER.search(text[m.end() :])
+        ):
+            found.append(("detected_after", m))
+        elif (
+            CJK_RESOLVE_HEAD.search(head)
+            and IMPACT_WORDS.search(text)
+            or (CJK_RESOLVE_TAIL.search(tail) and _impact_lasted(text, m))
+        ):
+            found.append(("resolved_after", m))
+    return found
 
 
 def draft_timeline(ctx: Context) -> Found:

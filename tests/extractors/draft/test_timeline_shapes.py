@@ -247,6 +247,35 @@ CASES["en-all-times-note"] = (
     "<p>An alert fired at 16:25 UTC. Service was restored at 10:10 AM.</p><h2>Root cause</h2><p>A bad config.</p>",
     ("PT25M", "PT1H10M"),
 )
+CASES["en-went-unnoticed"] = (
+    "en",
+    EN_LEAD + "<p>On May 2 a bad config broke uploads, and the problem went unnoticed for 2 hours. "
+    "It took 3 hours from the start of the incident to the deploy of the fix.</p><h2>Root cause</h2><p>A bad config.</p>",
+    ("PT2H", "PT3H"),
+)
+CASES["en-took-to-notice"] = (
+    "en",
+    EN_LEAD + "<p>On May 2 a bad config broke uploads. It took us 40 minutes to notice.</p>"
+    "<h2>Root cause</h2><p>A bad config.</p>",
+    ("PT40M", None),
+)
+CASES["ko-detect-within"] = (
+    "ko",
+    "<p>6월 5일 결제 장애가 발생했습니다. 장애 발생 20분 만에 알림으로 인지했습니다. 원인과 재발 방지 대책을 공유드립니다.</p>"
+    "<h2>원인</h2><p>설정 오류입니다.</p>",
+    ("PT20M", None),
+)
+CASES["ja-detect-until"] = (
+    "ja",
+    "<p>6月5日に決済障害が発生しました。障害を検知するまで約30分かかりました。原因と再発防止策をご報告します。</p>"
+    "<h2>原因</h2><p>設定の誤りです。</p>",
+    ("PT30M", None),
+)
+NULL["after-we-started-investigating"] = (
+    "en",
+    EN_LEAD + "<p>On May 2 uploads broke. Service was restored 2 hours after we started investigating.</p>"
+    "<h2>Root cause</h2><p>A bad config.</p>",
+)
 
 
 def page(lang: str, body: str) -> bytes:
