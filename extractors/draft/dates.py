@@ -1,5 +1,6 @@
 """Dates and clock times as pages write them, in English, Korean and Japanese (24-hour, AM/PM,
-오전/오후, 午前/午後, 14時05分, 11시 13분), with stated zones and offsets: patterns and parsers."""
+오전/오후, 午前/午後, 14時05分, 11시 13분, 2시 반), with stated zones and offsets (UTC+9, +09:00, ET/PT by
+the date's season) and zones a heading or note declares: patterns and parsers."""
 
 from __future__ import annotations
 
@@ -89,7 +90,13 @@ TIME_PATTERNS = [
         ),
     ),
     ("h", re.compile(r"(?<![\d:.])(1[0-2]|0?[1-9])\s*(am|pm|a\.m\.|p\.m\.)(?![a-z])" + _TZ, re.I)),
-    ("cjk", re.compile(r"(午前|午後|오전|오후)?\s*(\d{1,2})\s*[時시](?![間간])(?:\s*(\d{1,2})\s*[分분])?")),
+    # "14時05分", "오후 2시 반" / "午後2時半" (half past).
+    (
+        "cjk",
+        re.compile(
+            r"(午前|午後|오전|오후)?\s*(\d{1,2})\s*[時시](?![間간])(?:\s*(\d{1,2})\s*[分분]|\s*([半반]))?"
+        ),
+    ),
 ]
 # Stated durations: "for approximately 47 minutes", "7시간 동안", "約2時間".
 
@@ -197,7 +204,7 @@ def _times(
             elif kind == "h":
                 h, mi, s, ampm, tz = int(m[1]), 0, 0, m[2].lower(), _zone(m, 3, seconds=False)
             else:
-                h, mi, s = int(m[2]), int(m[3] or 0), 0
+                h, mi, s = int(m[2]), 30 if m[4] else int(m[3] or 0), 0
                 ampm = "pm" if m[1] in ("午後", "오후") else "am" if m[1] else ""
                 tz = None
                 if h > 24 or mi > 59:

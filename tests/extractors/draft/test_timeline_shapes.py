@@ -276,6 +276,18 @@ NULL["after-we-started-investigating"] = (
     EN_LEAD + "<p>On May 2 uploads broke. Service was restored 2 hours after we started investigating.</p>"
     "<h2>Root cause</h2><p>A bad config.</p>",
 )
+CASES["ko-half-past"] = (
+    "ko",
+    KO_LEAD + "<h2>타임라인</h2><p>2024년 3월 3일</p><ul><li>오후 2시 배포 후 결제 오류 발생</li>"
+    "<li>오후 2시 반 알림으로 장애 인지</li><li>오후 4시 롤백 후 정상화</li></ul>",
+    ("PT30M", "PT2H"),
+)
+CASES["ja-half-past"] = (
+    "ja",
+    JA_LEAD + "<h2>経緯</h2><p>2024年3月3日</p><ul><li>午後2時 リリース後にエラーが発生</li>"
+    "<li>午後2時半 アラートにより検知</li><li>午後4時 切り戻しにより復旧</li></ul>",
+    ("PT30M", "PT2H"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
