@@ -26,7 +26,7 @@ __all__ = ["draft_timeline", "first_impact", "gated_sentences", "moments", "_dat
 
 _NUM = r"(\d+(?:\.\d+)?)"
 DURATION_EN = re.compile(
-    rf"(?i)(?<![\d\-–~])(?:about|approximately|around|roughly|nearly|almost|over|~)?\s*{_NUM}\s*(hours?|hrs?|h|minutes?|mins?|days?)\b(?:\s*(?:and\s*)?{_NUM}\s*(minutes?|mins?))?"
+    rf"(?i)(?<![\d\-–~])(?:about|approximately|around|roughly|nearly|almost|over|~)?\s*{_NUM}\s*(hours?|hrs?|h|minutes?|mins?|days?)\b(?:\s*(?:and\s*)?{_NUM}\s*(minutes?|mins?|m\b))?"
 )
 DURATION_CJK = re.compile(
     r"(?:약|約|およそ)?\s*(?:(\d+)\s*[日일]\s*)?(?:(\d+)\s*(?:時間|시간))?\s*(?:(\d+)\s*(?:分|분))?"
@@ -151,6 +151,9 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
             continue
         if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
             continue
+        if (lasted := _key_duration(s.text)) is not None:
+            out.setdefault("resolved_after", (lasted, s, 0, len(s.text)))
+            continue
         for key, m in _stated_en(s.text):
             out.setdefault(key, (_delta_en(m), s, m.start(), m.end()))
         # DURATION_CJK can match empty text, so finditer stops at every character: look only in
@@ -160,6 +163,24 @@ def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
                 delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
                 out.setdefault(key, (delta, s, m.start(), m.end()))
     return out
+
+
+# A template's field that is the impact's length and nothing else: "Duration: 2h 15m", "Total
+# downtime: 47 minutes", "장애 시간: 약 2시간", "影響時間：約3時間".
+KEY_DURATION = re.compile(
+    r"(?i)^\W*(?:total\s+)?(?:duration|downtime|(?:outage|impact|incident)\s+duration|duration of (?:the )?"
+    r"(?:outage|impact|incident)|장애\s?(?:지속\s?)?시간|영향\s?시간|다운타임|影響時間|障害時間|停止時間|ダウンタイム)"
+    r"\W*[:：]\s*(?:about|approximately|approx\.?|around|roughly|~|약|約|およそ)?\s*"
+    r"(?:(\d+)\s*(?:days?|d|일|日)\s*)?(?:(\d+)\s*(?:hours?|hrs?|h|시간|時間)\s*)?(?:(\d+)\s*(?:minutes?|mins?|m|분|分))?"
+    r"\s*(?:\([^)]*\))?\W*$"
+)
+
+
+def _key_duration(text: str) -> timedelta | None:
+    m = KEY_DURATION.match(text) if len(text) < 80 else None
+    if not m or not (m[1] or m[2] or m[3]):
+        return None
+    return timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
 
 
 def _delta_en(m: re.Match[str]) -> timedelta:

@@ -288,6 +288,41 @@ CASES["ja-half-past"] = (
     "<li>午後2時半 アラートにより検知</li><li>午後4時 切り戻しにより復旧</li></ul>",
     ("PT30M", "PT2H"),
 )
+CASES["en-key-duration"] = (
+    "en",
+    EN_LEAD + "<ul><li><strong>Date</strong>: 2024-03-03</li><li><strong>Duration</strong>: 2h 15m</li></ul>"
+    "<h2>Root cause</h2><p>A bad config.</p>",
+    (None, "PT2H15M"),
+)
+CASES["ko-key-duration"] = (
+    "ko",
+    KO_LEAD + "<ul><li>발생 일시: 2024년 3월 3일</li><li>장애 시간: 약 2시간 10분</li></ul>"
+    "<h2>원인</h2><p>설정 오류입니다.</p>",
+    (None, "PT2H10M"),
+)
+CASES["ja-key-duration"] = (
+    "ja",
+    JA_LEAD + "<ul><li>発生日時：2024年3月3日</li><li>影響時間：約3時間</li></ul>"
+    "<h2>原因</h2><p>設定の誤りです。</p>",
+    (None, "PT3H"),
+)
+CASES["en-hours-and-m"] = (
+    "en",
+    EN_LEAD.replace(
+        "Checkout was down and customers saw errors.", "On May 2 checkout was down for 2 hours 15m."
+    )
+    + "<h2>Root cause</h2><p>A bad config.</p>",
+    (None, "PT2H15M"),
+)
+NULL["key-clock-time-is-no-duration"] = (
+    "ja",
+    JA_LEAD + "<ul><li>障害時間：14時05分</li></ul><h2>原因</h2><p>設定の誤りです。</p>",
+)
+NULL["time-to-repair-from-detection"] = (
+    "en",
+    EN_LEAD
+    + "<ul><li><strong>Time to repair</strong>: 5h 3m</li><li><strong>Time to resolve</strong>: 7h 43m</li></ul>",
+)
 
 
 def page(lang: str, body: str) -> bytes:
