@@ -229,6 +229,8 @@ _NAMED = {"pacific": "pt", "eastern": "et", "central": "ct", "mountain": "mt"}
 _ALL_TIMES = re.compile(
     r"(?i)\ball (?:times|timestamps)\b[^.\n]{0,20}?\b(?:in|are)\s"
     r"|(?:모든\s?)?시간은\s|時刻は|時間は(?:すべて|全て)?"
+    # a timeline table's header: "Time (UTC) | Event", "시각(KST) | 내용", "日時（JST）| 内容"
+    r"|^\W*(?:time|timestamp|date\s*/\s*time|date and time|시간|시각|일시|時刻|日時|時間)\s*(?=[(（])"
 )
 
 

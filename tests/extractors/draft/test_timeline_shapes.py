@@ -323,6 +323,13 @@ NULL["time-to-repair-from-detection"] = (
     EN_LEAD
     + "<ul><li><strong>Time to repair</strong>: 5h 3m</li><li><strong>Time to resolve</strong>: 7h 43m</li></ul>",
 )
+CASES["en-table-header-zone"] = (
+    "en",
+    "<p>On March 13, 2024 at 16:00 UTC checkout began returning errors after a deploy. This is our postmortem.</p>"
+    "<h2>Timeline</h2><table><tr><th>Time (PDT)</th><th>Event</th></tr><tr><td>9:25 AM</td><td>Customers reported errors; we were alerted.</td></tr>"
+    "<tr><td>10:30 AM</td><td>Rolled back; service restored.</td></tr></table>",
+    ("PT25M", "PT1H30M"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
