@@ -215,6 +215,25 @@ def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
     return {kind: list(found) for kind, found in memo[key].items()}
 
 
+# A cue said not to have happened: "could not be resolved", "failed to resolve", "no alert fired",
+# "복구되지 않았", "復旧せず".
+NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|n't|\bnever|\bfailed to|\bunable to|\bno|\bwithout)\s+"
+    r"(?:be\s+|been\s+|yet\s+|fully\s+|get\s+)?$"
+)
+NEGATED_AFTER = re.compile(
+    r"^\S{0,3}(?:되지 않|하지 않|되지 못|하지 못|못했|せず|されず|できず|しない|されない|できない|しなかっ)"
+)
+
+
+def _affirmed(lexicon: Lexicon, low: str) -> tuple[int, int] | None:
+    """The first span of `lexicon` in `low` that is not negated."""
+    for a, b in lexicon.spans(low):
+        if not NEGATED_BEFORE.search(low[max(0, a - 20) : a]) and not NEGATED_AFTER.match(low[b : b + 8]):
+            return a, b
+    return None
+
+
 def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
     pats, skip_start = _event_patterns()
     by_sentence: dict[int, list[Moment]] = {}
@@ -228,7 +247,7 @@ def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
         if s.role in NOT_THE_STORY or not _story(low):
             continue
         for kind in ("resolve", "detect", "start"):
-            hit = pats[kind].search(low)
+            hit = _affirmed(pats[kind], low)
             if not hit or (kind == "start" and skip_start.search(low)):
                 continue
             if kind == "start" and _fix_pattern().search(low) and FIX_LIVE.search(low):
@@ -236,7 +255,7 @@ def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
                 if "resolve" in claimed.values():
                     continue
                 kind = "resolve"
-            pos = s.start + hit.start()
+            pos = s.start + hit[0]
             nearest = min(group, key=lambda m: (abs(m.start - pos), m.start < pos))
             if nearest.start not in claimed:
                 claimed[nearest.start] = kind

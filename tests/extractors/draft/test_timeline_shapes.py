@@ -330,6 +330,20 @@ CASES["en-table-header-zone"] = (
     "<tr><td>10:30 AM</td><td>Rolled back; service restored.</td></tr></table>",
     ("PT25M", "PT1H30M"),
 )
+CASES["en-negated-resolve"] = (
+    "en",
+    EN_LEAD
+    + "<h2>Timeline</h2><p>On 2024-03-03:</p><ul><li>14:05 UTC: a deploy went out and errors began.</li>"
+    "<li>14:20 UTC: an alert fired.</li><li>15:00 UTC: service restored.</li>"
+    "<li>18:30 UTC: some old hostnames still could not be resolved by a partner's cache.</li></ul>",
+    ("PT15M", "PT55M"),
+)
+CASES["ko-negated-resolve"] = (
+    "ko",
+    KO_LEAD + "<h2>타임라인</h2><p>2024년 3월 3일</p><ul><li>14:05 배포 후 결제 오류 발생</li>"
+    "<li>14:20 알림으로 장애 인지</li><li>15:00 롤백 후 정상화</li><li>18:30 일부 캐시는 여전히 복구되지 않음</li></ul>",
+    ("PT15M", "PT55M"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
