@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from functools import cache
 
 from extractors.draft.context import Context, Sentence
+from extractors.draft.cues import cue_pattern, cues
 from extractors.draft.dates import _CJK_UNIT, _DIGIT, _dates
 from extractors.draft.evidence import Found, confidence, evidence
+from extractors.draft.lexicon import Lexicon
 from extractors.draft.moments import (
     NOT_THE_STORY,
     Moment,
@@ -90,6 +93,11 @@ def _iso(delta: timedelta) -> str | None:
 # Durations longer than this are not one incident's detection or recovery on a timeline of clock
 # times (a month-long gap means two stories); longer stated durations still pass.
 MAX_SPAN = timedelta(days=14)
+
+
+@cache
+def _change_pattern() -> Lexicon:
+    return cue_pattern(cues()["timeline"]["change"])
 
 
 def _fixed(a: Moment, b: Moment) -> bool:
@@ -258,9 +266,13 @@ def draft_timeline(ctx: Context) -> Found:
         (m for m in events["start"] if not fix.search(m.sentence.text.lower())), key=lambda m: m.at
     )
     first_detect = min((m.at for m in events["detect"]), default=None)
-    start = starts[0] if starts else None
-    if start is not None and first_detect is not None and start.at > first_detect:
-        start = None
+    if first_detect is not None:
+        starts = [m for m in starts if m.at <= first_detect]
+    # The impact itself ("errors began") outranks the change that caused it ("deployed"), which may
+    # have gone out long before the impact began.
+    change = _change_pattern()
+    impact = [m for m in starts if not change.search(m.sentence.text.lower())]
+    start = impact[0] if impact else starts[0] if starts else None
     method = "rule"
     if start is None:
         # A timeline section whose first entry is neither detection nor recovery opens with the

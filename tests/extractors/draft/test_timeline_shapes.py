@@ -344,6 +344,14 @@ CASES["ko-negated-resolve"] = (
     "<li>14:20 알림으로 장애 인지</li><li>15:00 롤백 후 정상화</li><li>18:30 일부 캐시는 여전히 복구되지 않음</li></ul>",
     ("PT15M", "PT55M"),
 )
+CASES["en-latent-change"] = (
+    "en",
+    EN_LEAD
+    + "<h2>Timeline</h2><ul><li>2024-03-04 10:00 UTC: version 2.3 was deployed; nothing looked wrong.</li>"
+    "<li>2024-03-06 14:00 UTC: checkout started failing for some customers.</li><li>2024-03-06 14:30 UTC: an alert fired.</li>"
+    "<li>2024-03-06 16:00 UTC: service restored.</li></ul>",
+    ("PT30M", "PT2H"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
