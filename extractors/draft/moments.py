@@ -256,8 +256,10 @@ def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
                     continue
                 kind = "resolve"
             pos = s.start + hit[0]
-            nearest = min(group, key=lambda m: (abs(m.start - pos), m.start < pos))
-            if nearest.start not in claimed:
+            # The nearest time not yet another event's ("14시 5분 오류 발생 이후 14시 20분 ... 인지").
+            free = [m for m in group if m.start not in claimed]
+            if free:
+                nearest = min(free, key=lambda m: (abs(m.start - pos), m.start < pos))
                 claimed[nearest.start] = kind
                 events[kind].append(nearest)
     return events

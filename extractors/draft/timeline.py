@@ -95,6 +95,15 @@ def _iso(delta: timedelta) -> str | None:
 MAX_SPAN = timedelta(days=14)
 
 
+def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
+    """The lower-cased part of m's sentence that tells m: from the time before it in the sentence
+    to the time after it ("14시 5분 오류 발생 이후 14시 20분 ... 15시에 복구": the fix is 15시's)."""
+    s = m.sentence
+    before = max((n.end for n in ms if n.sentence is s and n.end <= m.start), default=s.start)
+    after = min((n.start for n in ms if n.sentence is s and n.start >= m.end), default=s.end)
+    return ctx.doc.text[before:after].lower()
+
+
 @cache
 def _change_pattern() -> Lexicon:
     return cue_pattern(cues()["timeline"]["change"])
@@ -262,9 +271,7 @@ def draft_timeline(ctx: Context) -> Found:
     events = _events(ctx, ms)
     # A deploy of the fix is not the first impact; and the first impact precedes any detection.
     fix = _fix_pattern()
-    starts = sorted(
-        (m for m in events["start"] if not fix.search(m.sentence.text.lower())), key=lambda m: m.at
-    )
+    starts = sorted((m for m in events["start"] if not fix.search(_own_part(ctx, m, ms))), key=lambda m: m.at)
     first_detect = min((m.at for m in events["detect"]), default=None)
     if first_detect is not None:
         starts = [m for m in starts if m.at <= first_detect]

@@ -352,6 +352,19 @@ CASES["en-latent-change"] = (
     "<li>2024-03-06 16:00 UTC: service restored.</li></ul>",
     ("PT30M", "PT2H"),
 )
+CASES["en-prose-new-cues"] = (
+    "en",
+    EN_LEAD
+    + "<p>On 2024-03-03 at 14:05 UTC the API stopped responding. At 14:20 UTC a user reports the outage on our forum. "
+    "The API was repaired at 15:00 UTC.</p><h2>Root cause</h2><p>A bad config.</p>",
+    ("PT15M", "PT55M"),
+)
+CASES["ko-prose-impact-cue"] = (
+    "ko",
+    "<p>2024년 3월 3일 14시 5분 결제 오류 발생 이후 14시 20분 고객 문의로 장애를 인지했고, 15시에 복구했습니다. 원인과 재발 방지 대책을 공유드립니다.</p>"
+    "<h2>원인</h2><p>설정 오류입니다.</p>",
+    ("PT15M", "PT55M"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
