@@ -29,10 +29,10 @@ FIX_LIVE = re.compile(
 # Sentences about another incident, or about what would have happened, hold no moment of this
 # incident's story; a duration is not this incident's in a what-if or a plan either (WHAT_IF).
 OTHER_INCIDENT = re.compile(
-    r"(?i)\b(?:last (?:year|month|week)|previous(?:ly)?|prior incidents?|earlier incidents?|a year ago"
-    r"|similar (?:incident|outage|issue)s?|in the past)\b"
-    r"|지난해|작년|지난달|이전에도|과거에|비슷한 장애|적이 있"
-    r"|昨年|去年|先月|以前にも|過去に|前回の|同様の障害"
+    r"(?i)\b(?:last (?:year|month|week)|a year ago|in the past"
+    r"|(?:previous|prior|earlier|similar) (?:incident|outage|postmortem|event|issue)s?)\b"
+    r"|지난해|작년|지난달|이전에도|과거에|비슷한 장애|이전 장애|적이 있"
+    r"|昨年|去年|先月|以前にも|過去に|前回の(?:障害|事象|インシデント)|同様の障害"
 )
 COUNTERFACTUAL = re.compile(
     r"(?i)\b(?:would|could|might|should)(?: not|n't)? have\b|\b(?:would|could)'ve\b|\bhypothetical"
@@ -52,9 +52,10 @@ NOT_THE_STORY = frozenset({"action_items", "background"})
 def _story(low: str, *, durations: bool = False) -> bool:
     """Whether a sentence may tell this incident's events (not another incident's, not a what-if);
     with `durations`, whether a duration it states may be this incident's (no plan, no condition)."""
-    if OTHER_INCIDENT.search(low) or COUNTERFACTUAL.search(low):
+    if OTHER_INCIDENT.search(low):
         return False
-    return not (durations and WHAT_IF.search(low))
+    # A timeline entry may add "it should have fired earlier": the event still happened.
+    return not (durations and (COUNTERFACTUAL.search(low) or WHAT_IF.search(low)))
 
 
 @dataclass(frozen=True)

@@ -365,6 +365,19 @@ CASES["ko-prose-impact-cue"] = (
     "<h2>원인</h2><p>설정 오류입니다.</p>",
     ("PT15M", "PT55M"),
 )
+CASES["en-previous-version"] = (
+    "en",
+    EN_LEAD
+    + "<h2>Timeline</h2><p>On 2024-03-03:</p><ul><li>14:05 UTC: a deploy went out and errors began.</li>"
+    "<li>14:20 UTC: an alert fired; it could have fired sooner.</li><li>15:00 UTC: rolled back to the previous version; service restored.</li></ul>",
+    ("PT15M", "PT55M"),
+)
+CASES["ja-previous-version"] = (
+    "ja",
+    JA_LEAD + "<h2>経緯</h2><p>2024年3月3日</p><ul><li>14:05 リリース後にエラーが発生</li>"
+    "<li>14:20 アラートにより検知</li><li>15:00 前回のバージョンに切り戻しにより復旧</li></ul>",
+    ("PT15M", "PT55M"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
