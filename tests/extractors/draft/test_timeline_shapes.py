@@ -378,6 +378,19 @@ CASES["ja-previous-version"] = (
     "<li>14:20 アラートにより検知</li><li>15:00 前回のバージョンに切り戻しにより復旧</li></ul>",
     ("PT15M", "PT55M"),
 )
+CASES["en-more-cues"] = (
+    "en",
+    EN_LEAD
+    + "<p>On 2024-03-03 at 14:05 UTC API requests were failing for most users. At 14:12 UTC we started receiving support tickets. "
+    "Error rates returned to baseline at 14:50 UTC.</p><h2>Root cause</h2><p>A bad config.</p>",
+    ("PT7M", "PT45M"),
+)
+CASES["ja-resume-cue"] = (
+    "ja",
+    JA_LEAD + "<h2>経緯</h2><p>2024年3月3日</p><ul><li>14:05 リリース後にエラーが発生</li>"
+    "<li>14:20 アラートにより検知</li><li>15:00 サービス再開</li></ul>",
+    ("PT15M", "PT55M"),
+)
 
 
 def page(lang: str, body: str) -> bytes:
