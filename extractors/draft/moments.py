@@ -10,8 +10,52 @@ from functools import cache
 
 from extractors.draft.context import Context, Sentence
 from extractors.draft.cues import cue_pattern, cues
-from extractors.draft.dates import DATE_GATES, TIME_GATE, _dates, _default_zone, _times
+from extractors.draft.dates import (
+    DATE_GATES,
+    TIME_GATE,
+    SeasonalZone,
+    _dates,
+    _default_zone,
+    _times,
+    declared_zone,
+)
 from extractors.draft.lexicon import Lexicon
+
+# A change that went live (past tense or completed): with a fix word, the fix is out.
+FIX_LIVE = re.compile(
+    r"\b(?:deployed|released|rolled out|pushed|went live|is live|was live|live on|applied)\b"
+    r"|배포(?:했|되|를 완료|완료)|적용(?:했|되)|リリースし|デプロイし|適用し|反映し"
+)
+# Sentences about another incident, or about what would have happened, hold no moment of this
+# incident's story; a duration is not this incident's in a what-if or a plan either (WHAT_IF).
+OTHER_INCIDENT = re.compile(
+    r"(?i)\b(?:last (?:year|month|week)|a year ago|in the past"
+    r"|(?:previous|prior|earlier|similar) (?:incident|outage|postmortem|event|issue)s?)\b"
+    r"|지난해|작년|지난달|이전에도|과거에|비슷한 장애|이전 장애|적이 있"
+    r"|昨年|去年|先月|以前にも|過去に|前回の(?:障害|事象|インシデント)|同様の障害"
+)
+COUNTERFACTUAL = re.compile(
+    r"(?i)\b(?:would|could|might|should)(?: not|n't)? have\b|\b(?:would|could)'ve\b|\bhypothetical"
+    r"|했다면|였다면|됐다면|していたら|可能性があ"
+)
+WHAT_IF = re.compile(
+    r"(?i)\b(?:if|would|could|might|unless|in case|will|we'll|whether)\b"
+    r"|만약|경우|할 것|예정|もし|場合|予定|なら"
+)
+
+
+# Sections that plan or explain rather than tell what happened: their times and durations are not
+# the incident's (follow-ups: "within 24 hours we will"; background: how things normally run).
+NOT_THE_STORY = frozenset({"action_items", "background"})
+
+
+def _story(low: str, *, durations: bool = False) -> bool:
+    """Whether a sentence may tell this incident's events (not another incident's, not a what-if);
+    with `durations`, whether a duration it states may be this incident's (no plan, no condition)."""
+    if OTHER_INCIDENT.search(low):
+        return False
+    # A timeline entry may add "it should have fired earlier": the event still happened.
+    return not (durations and (COUNTERFACTUAL.search(low) or WHAT_IF.search(low)))
 
 
 @dataclass(frozen=True)
@@ -21,6 +65,10 @@ class Moment:
     end: int
     sentence: Sentence
     explicit_date: bool
+    # How many undated day changes a reader had to guess to date this time (a step back of many
+    # hours in a timeline with no dates: next morning, or days later?). Durations are measured only
+    # between moments with the same count.
+    guessed_days: int = 0
 
 
 @cache
@@ -29,9 +77,19 @@ def _event_patterns():
     return {k: cue_pattern(t[k]) for k in ("start", "detect", "resolve")}, cue_pattern(t["skip_start"])
 
 
+@cache
+def response_pattern() -> Lexicon:
+    """The team's own response ("began investigating", "incident declared"): never the first impact."""
+    t = cues()["timeline"]
+    return cue_pattern(t["response"] + t["skip_start"])
+
+
 # A time this much earlier than the previous entry of a timeline is the next day (23:16 -> 00:28);
 # smaller steps back are entries out of order (14:46 then 14:44), as real timelines have.
 ROLLOVER_GAP = timedelta(hours=6)
+# A rollover whose step forward is longer than this (14:00 then 09:00: 19 hours) may as well cross
+# two days or more: the day is a guess.
+SURE_ROLLOVER = timedelta(hours=12)
 
 
 def moments(ctx: Context) -> list[Moment]:
@@ -52,18 +110,32 @@ def gated_sentences(ctx: Context) -> tuple[set[int] | None, set[int] | None]:
     return ctx.touching(TIME_GATE), dated
 
 
+def _published(stamp: str | None) -> date | None:
+    try:
+        return date.fromisoformat(stamp[:10]) if stamp else None
+    except ValueError:
+        return None
+
+
 def _moments(ctx: Context) -> list[Moment]:
     doc = ctx.doc
     year = int(doc.published[:4]) if doc.published and doc.published[:4].isdigit() else 2000
+    published = _published(doc.published)
     timed, dated = gated_sentences(ctx)
     every = [_times(s.text, []) if timed is None or i in timed else [] for i, s in enumerate(ctx.sentences)]
+    # A zone the page declares for its times ("All times are in UTC"), else per section heading
+    # ("Timeline (PDT)"). Times are read in the zone most explicit times name, else the declared one.
+    noted = next((z for s in ctx.sentences if (z := declared_zone(s.text, note=True)) is not None), None)
+    headed = {s.heading: declared_zone(s.heading) for s in ctx.sentences}
     zone = _default_zone(every)
+    if zone is None:
+        zone = noted if noted is not None else next((z for z in headed.values() if z is not None), None)
     full: dict[tuple[int, int], date] = {}
     parsed = []
     for i, (s, plain) in enumerate(zip(ctx.sentences, every, strict=True)):
         if s.role == "skip":
             continue
-        ds = _dates(s.text, year) if dated is None or i in dated else []
+        ds = _dates(s.text, year, published) if dated is None or i in dated else []
         # Times inside a date are left out; with no date, or no time at all, that changes nothing.
         ts = _times(s.text, [(a, b) for a, b, _ in ds]) if ds and plain else plain
         parsed.append((s, ds, ts))
@@ -75,15 +147,19 @@ def _moments(ctx: Context) -> list[Moment]:
     current: date | None = None
     last: datetime | None = None
     last_role = None
+    guessed = 0
     for s, ds, ts in parsed:
         pos_dates = list(ds)
         if not ts:
             if pos_dates:
                 current = pos_dates[-1][2]
                 last = None
+                guessed = 0
             continue
         prev_end = -10
+        naive = headed[s.heading] if headed[s.heading] is not None else noted
         for a, b, h, mi, sec, tz in ts:
+            tz = naive if tz is None else tz
             # Two zones for one instant ("13:14 EDT (17:14 UTC)"): the first is kept, the echo skipped.
             echo = a - prev_end <= 3 and re.fullmatch(r"[\s(（/]*", s.text[prev_end:a] or "") is not None
             prev_end = b
@@ -103,8 +179,11 @@ def _moments(ctx: Context) -> list[Moment]:
             base = datetime.combine(day or date(year, 1, 1), datetime.min.time()).replace(
                 hour=h, minute=mi, second=sec
             )
-            offset = tz if tz is not None else zone
-            at = base - timedelta(hours=offset or 0) + timedelta(hours=zone or 0) if tz is not None else base
+            at = (
+                base - timedelta(hours=_on(tz, day)) + timedelta(hours=_on(zone, day))
+                if tz is not None
+                else base
+            )
             if (
                 not explicit
                 and last is not None
@@ -114,9 +193,17 @@ def _moments(ctx: Context) -> list[Moment]:
             ):
                 at += timedelta(days=1)
                 day = (day or date(year, 1, 1)) + timedelta(days=1)
-            out.append(Moment(at, s.start + a, s.start + b, s, explicit))
+                guessed += at - last > SURE_ROLLOVER
+            if explicit:
+                guessed = 0
+            out.append(Moment(at, s.start + a, s.start + b, s, explicit, guessed))
             current, last, last_role = day if day else current, at, s.role
     return out
+
+
+def _on(zone: float | None, day: date | None) -> float:
+    """The offset of `zone` in hours on `day` (a season-less US zone's depends on the date)."""
+    return zone.on(day) if isinstance(zone, SeasonalZone) else zone or 0
 
 
 def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
@@ -129,6 +216,25 @@ def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
     return {kind: list(found) for kind, found in memo[key].items()}
 
 
+# A cue said not to have happened: "could not be resolved", "failed to resolve", "no alert fired",
+# "복구되지 않았", "復旧せず".
+NEGATED_BEFORE = re.compile(
+    r"(?:\bnot|n't|\bnever|\bfailed to|\bunable to|\bno|\bwithout)\s+"
+    r"(?:be\s+|been\s+|yet\s+|fully\s+|get\s+)?$"
+)
+NEGATED_AFTER = re.compile(
+    r"^\S{0,3}(?:되지 않|하지 않|되지 못|하지 못|못했|せず|されず|できず|しない|されない|できない|しなかっ)"
+)
+
+
+def _affirmed(lexicon: Lexicon, low: str) -> tuple[int, int] | None:
+    """The first span of `lexicon` in `low` that is not negated."""
+    for a, b in lexicon.spans(low):
+        if not NEGATED_BEFORE.search(low[max(0, a - 20) : a]) and not NEGATED_AFTER.match(low[b : b + 8]):
+            return a, b
+    return None
+
+
 def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
     pats, skip_start = _event_patterns()
     by_sentence: dict[int, list[Moment]] = {}
@@ -139,13 +245,22 @@ def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
         s = group[0].sentence
         low = s.text.lower()
         claimed: dict[int, str] = {}
+        if s.role in NOT_THE_STORY or not _story(low):
+            continue
         for kind in ("resolve", "detect", "start"):
-            hit = pats[kind].search(low)
+            hit = _affirmed(pats[kind], low)
             if not hit or (kind == "start" and skip_start.search(low)):
                 continue
-            pos = s.start + hit.start()
-            nearest = min(group, key=lambda m: (abs(m.start - pos), m.start < pos))
-            if nearest.start not in claimed:
+            if kind == "start" and _fix_pattern().search(low) and FIX_LIVE.search(low):
+                # "22:48 Fix deployed on production": the fix going live is the recovery, not a start.
+                if "resolve" in claimed.values():
+                    continue
+                kind = "resolve"
+            pos = s.start + hit[0]
+            # The nearest time not yet another event's ("14시 5분 오류 발생 이후 14시 20분 ... 인지").
+            free = [m for m in group if m.start not in claimed]
+            if free:
+                nearest = min(free, key=lambda m: (abs(m.start - pos), m.start < pos))
                 claimed[nearest.start] = kind
                 events[kind].append(nearest)
     return events

@@ -5,18 +5,31 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from functools import cache
 
 from extractors.draft.context import Context, Sentence
+from extractors.draft.cues import cue_pattern, cues
 from extractors.draft.dates import _CJK_UNIT, _DIGIT, _dates
 from extractors.draft.evidence import Found, confidence, evidence
-from extractors.draft.moments import Moment, _events, _fix_pattern, first_impact, gated_sentences, moments
+from extractors.draft.lexicon import Lexicon
+from extractors.draft.moments import (
+    NOT_THE_STORY,
+    Moment,
+    _events,
+    _fix_pattern,
+    _story,
+    first_impact,
+    gated_sentences,
+    moments,
+    response_pattern,
+)
 from schema.draft import Evidence
 
 __all__ = ["draft_timeline", "first_impact", "gated_sentences", "moments", "_dates"]
 
 _NUM = r"(\d+(?:\.\d+)?)"
 DURATION_EN = re.compile(
-    rf"(?i)(?<![\d\-–~])(?:about|approximately|around|roughly|nearly|almost|over|~)?\s*{_NUM}\s*(hours?|hrs?|h|minutes?|mins?|days?)\b(?:\s*(?:and\s*)?{_NUM}\s*(minutes?|mins?))?"
+    rf"(?i)(?<![\d\-–~])(?:about|approximately|around|roughly|nearly|almost|over|~)?\s*{_NUM}\s*(hours?|hrs?|h|minutes?|mins?|days?)\b(?:\s*(?:and\s*)?{_NUM}\s*(minutes?|mins?|m\b))?"
 )
 DURATION_CJK = re.compile(
     r"(?:약|約|およそ)?\s*(?:(\d+)\s*[日일]\s*)?(?:(\d+)\s*(?:時間|시간))?\s*(?:(\d+)\s*(?:分|분))?"
@@ -34,6 +47,23 @@ AFTER_START_EN = re.compile(
     r"(?i)\s+after\s+(?:[\w-]+\s+){0,4}?(?:errors?|outage|incident|impact|failures?|problems?|issue|"
     r"disruption|degradation|began|begun|started|start|onset|occurred|expired|expiry|went down)\b"
 )
+# "... after we started investigating": the clock starts with the team, not the impact.
+RESPONDERS = re.compile(r"(?i)\b(?:we|us|our|the team|engineers?|on-?call|investigat\w*|respond\w*)\b")
+UNNOTICED_EN = re.compile(
+    r"(?i)\b(?:went|go|gone|remained|was|were|stayed|been)\s+(?:unnoticed|undetected)\s+for\s+(?:an?\s+)?$"
+)
+# "it took us 40 minutes to notice", "it took 1 hour and 31 minutes from the start of the incident
+# to the deploy of the fix".
+TOOK_EN = re.compile(r"(?i)\btook\s+(?:us\s+|them\s+|the team\s+|our team\s+)?(?:an?\s+)?$")
+TO_NOTICE_EN = re.compile(
+    r"(?i)\s*(?:for (?:us|them|anyone) )?to "
+    r"(?:notice|detect|discover|become aware|be alerted|realise|realize)\b"
+)
+FROM_START_TO_FIX_EN = re.compile(
+    r"(?i)\s*from the (?:start|beginning|onset) of the (?:incident|outage|impact|problem|issue|errors)\s+"
+    r"(?:to|until)\s+(?:the\s+)?"
+    r"(?:deploy(?:ment)? of the fix|fix|recovery|resolution|mitigation|restor\w*|resolv\w*)"
+)
 DETECT_EN = re.compile(
     r"(?i)\b(?:paged|alerted|detected|noticed|became aware|identified|discovered|notified)\b"
 )
@@ -44,10 +74,10 @@ CJK_RESOLVE_TAIL = re.compile(
 )
 # "장애 발생 15분 후 알림으로 인지했습니다", "障害発生から15分後にアラートで検知しました": a duration
 # after the start, then the detection in the same sentence.
-CJK_AFTER = re.compile(r"^\s*(?:후|뒤|後|あと)")
+CJK_AFTER = re.compile(r"^\s*(?:후|뒤|만에|後|あと|で)")
 CJK_FROM_START = re.compile(r"(?:발생|시작|発生|開始)\s*(?:から|부터|이후)?\s*$")
 CJK_DETECT_LATER = re.compile(r"감지|인지|발견|알림|알람|検知|発見|気づ|アラート|通知")
-CJK_DETECT = re.compile(r"(감지|인지|발견)(까지|하는 데)|(検知|発見|気づく)まで")
+CJK_DETECT = re.compile(r"(감지|인지|발견)(?:하기)?(까지|하는 데)|(検知|発見|気づ[くい])(?:する)?まで")
 
 
 def _iso(delta: timedelta) -> str | None:
@@ -65,6 +95,25 @@ def _iso(delta: timedelta) -> str | None:
 MAX_SPAN = timedelta(days=14)
 
 
+def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
+    """The lower-cased part of m's sentence that tells m: from the time before it in the sentence
+    to the time after it ("14시 5분 오류 발생 이후 14시 20분 ... 15시에 복구": the fix is 15시's)."""
+    s = m.sentence
+    before = max((n.end for n in ms if n.sentence is s and n.end <= m.start), default=s.start)
+    after = min((n.start for n in ms if n.sentence is s and n.start >= m.end), default=s.end)
+    return ctx.doc.text[before:after].lower()
+
+
+@cache
+def _change_pattern() -> Lexicon:
+    return cue_pattern(cues()["timeline"]["change"])
+
+
+def _fixed(a: Moment, b: Moment) -> bool:
+    """Whether the page fixes the span from a to b: one incident's length, and no guessed day between."""
+    return b.at - a.at <= MAX_SPAN and a.guessed_days == b.guessed_days
+
+
 def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
     """'Between 21:27 UTC and 07:27 UTC ... were running with expired certificates'."""
     for i, m in enumerate(ms[:-1]):
@@ -72,6 +121,8 @@ def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
         if m.sentence is not n.sentence:
             continue
         low = m.sentence.text.lower()
+        if m.sentence.role in NOT_THE_STORY or not _story(low, durations=True):
+            continue  # "between 10:00 and 11:00 the service will be unavailable": a plan
         gap = ctx.doc.text[m.end : n.start].lower()
         opens = re.search(r"\bbetween\b|\bfrom\b|부터|から", low[: m.start - m.sentence.start + 1] + gap)
         closes = re.search(r"\band\b|\bto\b|\buntil\b|~|–|-|까지|まで", gap)
@@ -80,57 +131,138 @@ def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
     return None
 
 
+# Where a clause ends: a duration belongs to the clause it stands in.
+CLAUSE_END = re.compile(
+    r"(?i)[;:,.()、，。；：]|\s(?:but|which|while|before|after|when|because|so|until|and then)\s"
+)
+# Work, not impact: "we spent 2 days reproducing the failure", "the failed job was retried for 2 hours".
+ACTIVITY = re.compile(
+    r"(?i)\b(?:spent|spend|took|takes|investigat\w*|debugg\w*|reproduc\w*|work(?:ed|ing)?\s+on|writ\w+"
+    r"|migrat\w*|tried|trying|retr(?:y|ied|ies|ying)|ran|runs|wait\w*|monitor\w*|watch\w*)\b"
+)
+
+# The same in Korean and Japanese: meetings, investigation, analysis, work, migration, writing.
+ACTIVITY_CJK = re.compile(
+    r"회의|논의|조사|분석|작업|마이그레이션|작성|검토|대응|会議|議論|調査|分析|作業|移行|作成|検討|対応"
+)
+
+
+def _impact_lasted(text: str, m: re.Match[str]) -> bool:
+    """Whether the clause of the duration `m` says the impact lasted it ("the API was down for 2
+    hours"), not some work or something else ("we monitored for 2 hours", "under load for 2 hours")."""
+    ends = [x.end() for x in CLAUSE_END.finditer(text, 0, m.start())]
+    after = CLAUSE_END.search(text, m.end())
+    clause = text[(ends[-1] if ends else 0) : after.start() if after else len(text)]
+    return (
+        bool(IMPACT_WORDS.search(clause)) and not ACTIVITY.search(clause) and not ACTIVITY_CJK.search(clause)
+    )
+
+
 def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
     """Durations a sentence states for recovery or detection."""
     out: dict[str, tuple[timedelta, Sentence, int, int]] = {}
     for s in ctx.sentences:
         if s.role == "skip" or not _DIGIT.search(s.text):
             continue
+        if s.role in NOT_THE_STORY or not _story(s.text.lower(), durations=True):
+            continue
         if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
             continue
-        for m in DURATION_EN.finditer(s.text):
-            # The match may open with the space before the number: "for" must still end the head.
-            head = s.text[: m.start()].rstrip() + " "
-            n, unit = float(m[1]), m[2].lower()
-            delta = (
-                timedelta(days=n)
-                if unit.startswith("d")
-                else timedelta(hours=n)
-                if unit.startswith("h")
-                else timedelta(minutes=n)
-            )
-            if m[3]:
-                delta += timedelta(minutes=float(m[3]))
-            after = AFTER_START_EN.match(s.text[m.end() :])
-            if after and DETECT_EN.search(head):
-                # "The on-call engineer was paged 12 minutes after the errors began."
-                out.setdefault("detected_after", (delta, s, m.start(), m.end()))
-            elif (
-                after
-                and RESOLVE_EN.search(head)
-                or LASTED_EN.search(head[-40:])
-                and IMPACT_WORDS.search(s.text)
-            ):
-                out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
+        if (lasted := _key_duration(s.text)) is not None:
+            out.setdefault("resolved_after", (lasted, s, 0, len(s.text)))
+            continue
+        for key, m in _stated_en(s.text):
+            out.setdefault(key, (_delta_en(m), s, m.start(), m.end()))
         # DURATION_CJK can match empty text, so finditer stops at every character: look only in
         # sentences with a unit it needs (one of 日 일 時 시 分 분), as every match we keep has one.
-        for m in DURATION_CJK.finditer(s.text) if _CJK_UNIT.search(s.text) else ():
-            if not (m[1] or m[2] or m[3]) or m.end() - m.start() < 2:
-                continue
-            tail = s.text[m.end() : m.end() + 12]
-            head = s.text[max(0, m.start() - 12) : m.start()]
-            delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
-            if CJK_DETECT.search(head + tail) or (
-                CJK_AFTER.match(tail)
-                and CJK_FROM_START.search(head)
-                and CJK_DETECT_LATER.search(s.text[m.end() :])
-            ):
-                out.setdefault("detected_after", (delta, s, m.start(), m.end()))
-            elif (CJK_RESOLVE_HEAD.search(head) or CJK_RESOLVE_TAIL.search(tail)) and IMPACT_WORDS.search(
-                s.text
-            ):
-                out.setdefault("resolved_after", (delta, s, m.start(), m.end()))
+        if _CJK_UNIT.search(s.text):
+            for key, m in _stated_cjk(s.text):
+                delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
+                out.setdefault(key, (delta, s, m.start(), m.end()))
     return out
+
+
+# A template's field that is the impact's length and nothing else: "Duration: 2h 15m", "Total
+# downtime: 47 minutes", "장애 시간: 약 2시간", "影響時間：約3時間".
+KEY_DURATION = re.compile(
+    r"(?i)^\W*(?:total\s+)?(?:duration|downtime|(?:outage|impact|incident)\s+duration|duration of (?:the )?"
+    r"(?:outage|impact|incident)|장애\s?(?:지속\s?)?시간|영향\s?시간|다운타임|影響時間|障害時間|停止時間|ダウンタイム)"
+    r"\W*[:：]\s*(?:about|approximately|approx\.?|around|roughly|~|약|約|およそ)?\s*"
+    r"(?:(\d+)\s*(?:days?|d|일|日)\s*)?(?:(\d+)\s*(?:hours?|hrs?|h|시간|時間)\s*)?(?:(\d+)\s*(?:minutes?|mins?|m|분|分))?"
+    r"\s*(?:\([^)]*\))?\W*$"
+)
+
+
+def _key_duration(text: str) -> timedelta | None:
+    m = KEY_DURATION.match(text) if len(text) < 80 else None
+    if not m or not (m[1] or m[2] or m[3]):
+        return None
+    return timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
+
+
+def _delta_en(m: re.Match[str]) -> timedelta:
+    n, unit = float(m[1]), m[2].lower()
+    delta = (
+        timedelta(days=n)
+        if unit.startswith("d")
+        else timedelta(hours=n)
+        if unit.startswith("h")
+        else timedelta(minutes=n)
+    )
+    return delta + timedelta(minutes=float(m[3])) if m[3] else delta
+
+
+def _stated_en(text: str) -> list[tuple[str, re.Match[str]]]:
+    """The English durations of a sentence that say how long after the first impact it was detected
+    or resolved: "paged 12 minutes after the errors began", "went unnoticed for 2 hours", "it took
+    us 40 minutes to notice", "the API was down for 3 hours"."""
+    found = []
+    for m in DURATION_EN.finditer(text):
+        # The match may open with the space before the number: "for" must still end the head.
+        head = text[: m.start()].rstrip() + " "
+        rest = text[m.end() :]
+        after = AFTER_START_EN.match(rest)
+        if after and RESPONDERS.search(after.group()):
+            after = None  # "2 hours after we started investigating": not from the first impact
+        if (
+            after
+            and DETECT_EN.search(head)
+            or UNNOTICED_EN.search(head[-40:])
+            or (TOOK_EN.search(head[-30:]) and TO_NOTICE_EN.match(rest))
+        ):
+            found.append(("detected_after", m))
+        elif (
+            after
+            and RESOLVE_EN.search(head)
+            or LASTED_EN.search(head[-40:])
+            and _impact_lasted(text, m)
+            or TOOK_EN.search(head[-30:])
+            and FROM_START_TO_FIX_EN.match(rest)
+        ):
+            found.append(("resolved_after", m))
+    return found
+
+
+def _stated_cjk(text: str) -> list[tuple[str, re.Match[str]]]:
+    """The same in Korean and Japanese: "장애 발생 15분 후 알림으로 인지", "복구까지 3시간",
+    "約2時間にわたり停止"."""
+    found = []
+    for m in DURATION_CJK.finditer(text):
+        if not (m[1] or m[2] or m[3]) or m.end() - m.start() < 2:
+            continue
+        tail = text[m.end() : m.end() + 12]
+        head = text[max(0, m.start() - 12) : m.start()]
+        if CJK_DETECT.search(head + tail) or (
+            CJK_AFTER.match(tail) and CJK_FROM_START.search(head) and CJK_DETECT_LATER.search(text[m.end() :])
+        ):
+            found.append(("detected_after", m))
+        elif (
+            CJK_RESOLVE_HEAD.search(head)
+            and IMPACT_WORDS.search(text)
+            or (CJK_RESOLVE_TAIL.search(tail) and _impact_lasted(text, m))
+        ):
+            found.append(("resolved_after", m))
+    return found
 
 
 def draft_timeline(ctx: Context) -> Found:
@@ -139,13 +271,15 @@ def draft_timeline(ctx: Context) -> Found:
     events = _events(ctx, ms)
     # A deploy of the fix is not the first impact; and the first impact precedes any detection.
     fix = _fix_pattern()
-    starts = sorted(
-        (m for m in events["start"] if not fix.search(m.sentence.text.lower())), key=lambda m: m.at
-    )
+    starts = sorted((m for m in events["start"] if not fix.search(_own_part(ctx, m, ms))), key=lambda m: m.at)
     first_detect = min((m.at for m in events["detect"]), default=None)
-    start = starts[0] if starts else None
-    if start is not None and first_detect is not None and start.at > first_detect:
-        start = None
+    if first_detect is not None:
+        starts = [m for m in starts if m.at <= first_detect]
+    # The impact itself ("errors began") outranks the change that caused it ("deployed"), which may
+    # have gone out long before the impact began.
+    change = _change_pattern()
+    impact = [m for m in starts if not change.search(m.sentence.text.lower())]
+    start = impact[0] if impact else starts[0] if starts else None
     method = "rule"
     if start is None:
         # A timeline section whose first entry is neither detection nor recovery opens with the
@@ -155,6 +289,7 @@ def draft_timeline(ctx: Context) -> Found:
         if (
             tl
             and tl[0].start not in claimed
+            and not response_pattern().search(tl[0].sentence.text.lower())
             and any(m.start in claimed for m in tl[1:])
             and (first_detect is None or tl[0].at <= first_detect)
         ):
@@ -170,21 +305,19 @@ def draft_timeline(ctx: Context) -> Found:
             (m for m in events["detect"] if m.at >= start.at and m is not start), key=lambda m: m.at
         )
         resolves = sorted((m for m in events["resolve"] if m.at > start.at), key=lambda m: m.at)
-        if detects and (iso := _iso(detects[0].at - start.at)) and detects[0].at - start.at <= MAX_SPAN:
+        if detects and (iso := _iso(detects[0].at - start.at)) and _fixed(start, detects[0]):
             result["detected_after"] = (iso, [start, detects[0]])
         if interval is not None:
             resolves = [interval[1]]
         if resolves:
             end = resolves[-1]
-            if end.at - start.at <= MAX_SPAN and (iso := _iso(end.at - start.at)):
+            if _fixed(start, end) and (iso := _iso(end.at - start.at)):
                 result["resolved_after"] = (iso, [start, end])
-    span = interval[1].at - interval[0].at if interval else None
     if (
         "resolved_after" not in result
         and interval
-        and span is not None
-        and span <= MAX_SPAN
-        and (iso := _iso(span))
+        and _fixed(*interval)
+        and (iso := _iso(interval[1].at - interval[0].at))
     ):
         result["resolved_after"] = (iso, list(interval))
     timeline: dict[str, str | None] = {"detected_after": None, "resolved_after": None}
