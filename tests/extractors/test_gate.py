@@ -413,3 +413,43 @@ def test_a_report_with_one_general_lesson_is_not_a_process_page() -> None:
     )
     verdict = draft_page(page("Slow logins on May 2", body), url="https://e.example/g/").draft.postmortem
     assert "speaks of incidents in general" not in verdict.reasons[0], verdict.reasons
+
+
+# Look-alikes in the classes, titled and worded in ways the first fixtures were not.
+MORE_LOOK_ALIKES = {
+    "tabletop": (
+        "Tabletop exercise: losing the primary region",
+        "<p>Last Thursday eight engineers spent two hours on a tabletop exercise. The facilitator walked "
+        "us through a scenario in which the primary region failed at 09:00 and the database could not "
+        "fail over. Nothing was broken for real: participants talked through what they would do.</p>"
+        "<h2>What we learned</h2><p>Our runbook for the failover was out of date.</p>",
+        "drill or game day",
+    ),
+    "talk-takeaways": (
+        "Takeaways from Maya Chen's talk on incident response",
+        "<p>At a meetup last week Maya Chen presented how her team handles incidents, followed by a long Q&A "
+        "with the audience. The slides are online and the recording will follow.</p><p>Her team once lost "
+        "a whole day of writes because a failover went wrong; they restored it from backups.</p>",
+        "talk or conference report",
+    ),
+    "planned-downtime": (
+        "Planned downtime for the search cluster",
+        "<p>On Sunday, July 7 the search cluster will be offline from 01:00 to 02:00 UTC while it will be "
+        "upgraded to a new version. Expected downtime is one hour. No action is required from you.</p>",
+        "scheduled-maintenance notice",
+    ),
+    "ko-process": (
+        "우리 팀의 장애 대응 프로세스",
+        "<p>우리 팀은 장애가 발생하면 먼저 심각도 기준에 따라 등급을 정하고, 런북을 따라 대응합니다. "
+        "장애가 끝나면 회고 문서를 쓰고 모든 장애에 대해 재발 방지 대책을 정리합니다.</p>"
+        "<h2>온콜</h2><p>온콜 담당자는 한 주씩 돌아가며 맡습니다.</p>",
+        "process guide or template",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_LOOK_ALIKES))
+def test_more_look_alikes_are_rejected_with_their_class(name: str) -> None:
+    title, body, kind = MORE_LOOK_ALIKES[name]
+    verdict = draft_page(page(title, body), url=f"https://e.example/{name}/").draft.postmortem
+    assert verdict.verdict is False and kind in verdict.reasons[0], verdict.reasons
