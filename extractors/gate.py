@@ -7,14 +7,24 @@ or a fix. The gate decides in this order, the first decisive step wins:
    notes and hiring posts without fetching them; undecided entries are fetched).
 2. No article: a directory listing, a WARC metadata record, a page under a few dozen words.
 3. Look-alikes (data/gate.json "classes", "index"): drills and game days, talk and conference
-   reports, process guides and templates, scheduled-maintenance notices, index and tag pages,
-   release notes, security advisories with no intrusion, write-ups that name outages as a risk,
-   hiring and culture posts. A class needs its title cue plus one body cue, or three different
-   body cues, and none of its "unless" cues (a maintenance that overran is an incident).
-   Whatever the title: a template (blanks to fill in: "[Describe the impact]", YYYY-MM-DD, TODO)
-   and a guide (it addresses its reader, "you", 여러분, しましょう, more than it says "we").
-4. The narrative score: a log-odds sum over incident headings, incident wording, clock times
-   and what the drafters filled from incident sections, minus other pages' wording.
+   reports, process guides and templates, scheduled-maintenance and planned-work notices, index
+   and tag pages, release notes, security advisories with no intrusion, write-ups that name outages
+   as a risk, hiring and culture posts, team/project/year retrospectives. A class needs its title
+   cue plus one body cue, or three different body cues, and none of its "unless" cues (a
+   maintenance that overran is an incident), no incident word in the title where the class says
+   so ("장애 회고" is a report), and not every evidence kind it names (a maintenance that states
+   an impact and its cause). Body cues alone are a mention in passing when the page states one
+   incident and its lead names nothing of the class ("as in our last game day").
+   Whatever the title: a template (blanks to fill in: "[Describe the impact]", "<service>",
+   YYYY-MM-DD, TODO) and a guide (it addresses its reader, "you", 여러분, しましょう, more than it
+   says "we").
+4. No incident that happened: a page that states none of impact, cause and fix (data/gate.json
+   "occurrence") and speaks of incidents in general ("every incident", 장애가 발생하면), or whose
+   title names a look-alike class.
+5. The narrative score: a log-odds sum over the evidence that one incident happened (a time, an
+   impact in the past tense, a cause, a fix), incident headings, incident wording, clock times
+   and what the drafters filled from incident sections, minus other pages' wording. The first
+   reason says what the page states of one incident.
 
 Pure: the drafter hands in the section roles and clock-time count it has worked out already.
 """
