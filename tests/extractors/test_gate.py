@@ -453,3 +453,23 @@ def test_more_look_alikes_are_rejected_with_their_class(name: str) -> None:
     title, body, kind = MORE_LOOK_ALIKES[name]
     verdict = draft_page(page(title, body), url=f"https://e.example/{name}/").draft.postmortem
     assert verdict.verdict is False and kind in verdict.reasons[0], verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (  # an incident word in the title: a 회고 of one incident
+            "11월 3일 로그인 지연 회고",
+            "<p>이번 프로젝트 배포 직후 11월 3일 오후 7시 40분부터 로그인이 느려졌습니다.</p>"
+            "<h2>원인</h2><p>세션 저장소가 가득 차 요청이 밀렸습니다.</p><h2>조치</h2><p>저장소를 증설했습니다.</p>",
+        ),
+        (  # no incident word in the title, but impact, cause and fix of one incident
+            "결제 서버 전환 회고",
+            "<p>올해 진행한 프로젝트 중 하나인 결제 서버 전환 당일, 오후 2시부터 40분 동안 결제가 실패했습니다. "
+            "새 서버의 타임아웃 설정이 원인이었고, 이전 서버로 되돌렸습니다.</p>",
+        ),
+    ],
+)
+def test_a_retrospective_of_one_incident_is_a_report(title: str, body: str) -> None:
+    verdict = draft_page(page(title, body), url="https://e.example/r/").draft.postmortem
+    assert verdict.verdict is True, verdict.reasons
