@@ -473,3 +473,16 @@ def test_more_look_alikes_are_rejected_with_their_class(name: str) -> None:
 def test_a_retrospective_of_one_incident_is_a_report(title: str, body: str) -> None:
     verdict = draft_page(page(title, body), url="https://e.example/r/").draft.postmortem
     assert verdict.verdict is True, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("Customers reported double charges after the 2 p.m. deploy; we shipped a fix.", {"impact", "fix"}),
+        ("The queue backed up until we scaled up the workers.", {"impact", "fix"}),
+        ("배포 후 에러가 났고, 이전 버전으로 되돌렸다.", {"impact", "fix"}),
+        ("リリース後にAPIが落ちた。前のバージョンに戻した。", {"impact", "fix"}),
+    ],
+)
+def test_casual_and_plain_reports_state_impact_and_fix(text: str, kinds: set[str]) -> None:
+    assert kinds <= _said(text).keys()
