@@ -479,10 +479,39 @@ def test_a_retrospective_of_one_incident_is_a_report(title: str, body: str) -> N
     ("text", "kinds"),
     [
         ("Customers reported double charges after the 2 p.m. deploy; we shipped a fix.", {"impact", "fix"}),
-        ("The queue backed up until we scaled up the workers.", {"impact", "fix"}),
+        ("The queue backed up until we added capacity to the workers.", {"impact", "fix"}),
         ("배포 후 에러가 났고, 이전 버전으로 되돌렸다.", {"impact", "fix"}),
         ("リリース後にAPIが落ちた。前のバージョンに戻した。", {"impact", "fix"}),
     ],
 )
 def test_casual_and_plain_reports_state_impact_and_fix(text: str, kinds: set[str]) -> None:
     assert kinds <= _said(text).keys()
+
+
+NEWS = (
+    "Ferry crossings halted on Wednesday",
+    "<p>Ferry crossings between the two islands were halted on Wednesday because one of the two boats "
+    "failed an engine inspection, the operator said. About 600 passengers were unable to travel and "
+    "queued at the port for most of the day.</p><p>A spokesperson said the company regretted the "
+    "trouble and was working with the regulator. Local businesses said the halt came at a bad time "
+    "for the islands, which depend on visitors in the summer. The smaller island has a population of "
+    "about 4,000 people and one school, and most of its teachers live on the larger island.</p>"
+    "<p>The mayor of the larger island said she had asked the regional government for a third boat "
+    "for years. The regional transport minister is expected to visit the port next week, and a local "
+    "committee plans to present a petition signed by more than 2,000 residents to him.</p>"
+    "<p>The ferry line has carried passengers between the islands since 1962. Its two boats were "
+    "built in the 1990s and were refitted five years ago.</p>",
+)
+
+
+def test_a_time_an_impact_and_a_cause_without_a_fix_weigh_nothing() -> None:
+    # A news story states when, what was hit and why; only the people who run the system fix it.
+    verdict = draft_page(page(*NEWS), url="https://news.example/ferry/").draft.postmortem
+    assert verdict.verdict is False, verdict.reasons
+    assert verdict.reasons[0].endswith("(no fix stated: not weighed)"), verdict.reasons
+
+
+def test_a_negation_reaches_to_the_end_of_its_clause_only() -> None:
+    assert "fix" in _said("The keys never expired; we restarted the cache.")
+    assert "impact" in _said("No alert fired, and checkout failed for an hour.")
+    assert "impact" not in _said("Checkout never failed.")
