@@ -7,14 +7,24 @@ or a fix. The gate decides in this order, the first decisive step wins:
    notes and hiring posts without fetching them; undecided entries are fetched).
 2. No article: a directory listing, a WARC metadata record, a page under a few dozen words.
 3. Look-alikes (data/gate.json "classes", "index"): drills and game days, talk and conference
-   reports, process guides and templates, scheduled-maintenance notices, index and tag pages,
-   release notes, security advisories with no intrusion, write-ups that name outages as a risk,
-   hiring and culture posts. A class needs its title cue plus one body cue, or three different
-   body cues, and none of its "unless" cues (a maintenance that overran is an incident).
-   Whatever the title: a template (blanks to fill in: "[Describe the impact]", YYYY-MM-DD, TODO)
-   and a guide (it addresses its reader, "you", 여러분, しましょう, more than it says "we").
-4. The narrative score: a log-odds sum over incident headings, incident wording, clock times
-   and what the drafters filled from incident sections, minus other pages' wording.
+   reports, process guides and templates, scheduled-maintenance and planned-work notices, index
+   and tag pages, release notes, security advisories with no intrusion, write-ups that name outages
+   as a risk, hiring and culture posts, team/project/year retrospectives. A class needs its title
+   cue plus one body cue, or three different body cues, and none of its "unless" cues (a
+   maintenance that overran is an incident), no incident word in the title where the class says
+   so ("장애 회고" is a report), and not every evidence kind it names (a maintenance that states
+   an impact and its cause). Body cues alone are a mention in passing when the page states one
+   incident and its lead names nothing of the class ("as in our last game day").
+   Whatever the title: a template (blanks to fill in: "[Describe the impact]", "<service>",
+   YYYY-MM-DD, TODO) and a guide (it addresses its reader, "you", 여러분, しましょう, more than it
+   says "we").
+4. No incident that happened: a page that states none of impact, cause and fix (data/gate.json
+   "occurrence") and speaks of incidents in general ("every incident", 장애가 발생하면), or whose
+   title names a look-alike class.
+5. The narrative score: a log-odds sum over the evidence that one incident happened (a time, an
+   impact in the past tense, a cause, a fix), incident headings, incident wording, clock times
+   and what the drafters filled from incident sections, minus other pages' wording. The first
+   reason says what the page states of one incident.
 
 Pure: the drafter hands in the section roles and clock-time count it has worked out already.
 """
@@ -79,6 +89,31 @@ MAX_LINKS_PER_100_WORDS = 12.0
 MIN_INDEX_LINKS = 8
 # ... and their text is at least this share of the page's words.
 MIN_LINKED_SHARE = 0.4
+# Evidence that one incident happened (data/gate.json "occurrence"), by kind: a time it happened,
+# an impact said in the past tense, a cause, a fix. A report states most of them; a notice, guide,
+# template or year review states none of impact, cause and fix (it speaks in the future, to the
+# reader, or of incidents in general). Each kind stated weighs W_OCCURRENCE in the score, when the
+# page states a fix: what the people who run the system did to end it. A time, an impact and a
+# cause are in every news story ("on Monday", "failed", "because"); a fix is the operator's own.
+# W_OCCURRENCE was set on our fixtures so that a narrative post with no headings and no incident
+# word (pm-narrative-blog: a time, an impact, a fix) clears the bar; checked on the in-sample
+# corpus pages, then on the scrapinghub pages (news, shops, blogs), where counting every kind
+# without a fix kept 16 of 181 (3 before), and "scaled up" (a programme, a business) one more:
+# it is no fix cue. Stating none of them costs nothing in the score: the lists cannot hold every
+# way (or language) of saying what happened, so only what is found counts.
+OCCURRENCE_KINDS = ("when", "impact", "cause", "fix")
+HAPPENED_KINDS = ("impact", "cause", "fix")  # at least one of them, or no incident happened
+W_OCCURRENCE = 0.6
+FIX_NEEDED = "fix"
+# A look-alike class found by its body cues alone (no title cue) is a mention in passing when the
+# page states one incident (this many kinds) and its lead names nothing of the class: a report
+# that says "as in our last game day" or "our postmortem template" is still a report.
+IN_PASSING_KINDS = 3
+LEAD_BLOCKS = 2  # the lead: the first paragraphs (headings aside), where a page says what it is
+# A page that states none of impact, cause and fix (HAPPENED_KINDS) and speaks of incidents in
+# general ("every incident", "when an incident", 장애가 발생하면), with this many different cues, is
+# a process description; one such cue is a report's lesson ("if an incident happens again").
+MIN_GENERIC_CUES = 2
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 _WORD = re.compile(r"[^\W\u3040-\u30ff\u3400-\u9fff]+")
@@ -87,6 +122,16 @@ _DATED_ITEM = re.compile(
 )
 _WARC = re.compile(
     r"(?:^|\s)(?:WARC-[A-Za-z-]+|software|format|conformsTo|robots|operator|isPartOf|http-header-[a-z-]+):\s"
+)
+# A date an incident happened on: "March 3", "3 Mar", "in October", "2024-03-03", "3월 8일", "2月9日".
+_MONTH = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+)
+_DATE = re.compile(
+    rf"(?<![a-z])(?:{_MONTH})\.? \d{{1,2}}(?!\d)|(?<!\d)\d{{1,2}} (?:{_MONTH})(?![a-z])"
+    rf"|(?<![a-z])(?:in|on|since|until|during) (?:{_MONTH})(?![a-z])(?!\.? ?\d)"
+    r"|(?<!\d)\d{4}-\d{1,2}-\d{1,2}(?!\d)|\d{1,2}월 ?\d{1,2}일|\d{1,2}月\d{1,2}日"
 )
 _LISTING = re.compile(r"^\s*(?:index of /|directory listing for /)", re.I)
 
@@ -107,6 +152,8 @@ class LookAlike:
     title: tuple[str, ...]
     body: tuple[str, ...]
     unless: tuple[str, ...]
+    title_unless: tuple[str, ...] = ()  # in the title, these make it a report of an incident
+    unless_occurred: tuple[str, ...] = ()  # evidence kinds that, all stated, make it an incident
 
 
 @cache
@@ -135,9 +182,23 @@ def _narrative() -> tuple[Lexicon, Lexicon, Lexicon, Lexicon]:
 def _classes() -> tuple[tuple[LookAlike, Lexicon, Lexicon, Lexicon], ...]:
     out = []
     for key, c in _data()["classes"].items():
-        cls = LookAlike(key, c["name"], tuple(c["title"]), tuple(c["body"]), tuple(c["unless"]))
+        cls = LookAlike(
+            key,
+            c["name"],
+            tuple(c["title"]),
+            tuple(c["body"]),
+            tuple(c["unless"]),
+            tuple(c.get("title_unless", ())),
+            tuple(c.get("unless_occurred", ())),
+        )
         out.append((cls, _lexicon(cls.title), _lexicon(cls.body), _lexicon(cls.unless or ["\x00"])))
     return tuple(out)
+
+
+@cache
+def _title_unless(key: str) -> Lexicon:
+    cls = next(c for c, _t, _b, _u in _classes() if c.key == key)
+    return _lexicon(cls.title_unless or ["\x00"])
 
 
 @cache
@@ -181,12 +242,27 @@ def no_article_reason(reasons: list[str] | tuple[str, ...]) -> bool:
 
 
 @cache
+def _occurrence_cues() -> tuple[Lexicon, ...]:
+    """The evidence that one incident happened, one list per kind (OCCURRENCE_KINDS), then the
+    wording of pages about incidents in general."""
+    o = _data()["occurrence"]
+    return (*(_lexicon(o[kind]) for kind in OCCURRENCE_KINDS), _lexicon(_data()["generic"]["cues"]))
+
+
+@cache
 def _page_lexicons() -> tuple[Lexicon, ...]:
     """The lists the gate counts over a whole page, matched in one pass: incident words, other
-    pages' words, the index's "read more" phrases, then each look-alike class's body cues."""
+    pages' words, the index's "read more" phrases, the evidence kinds of one incident and the
+    generic wording, then each look-alike class's body cues."""
     incident, _title, _neg_title, neg_words = _narrative()
     _index_title, read_more = _index_cues()
-    return (incident, neg_words, read_more, *(body for _cls, _t, body, _u in _classes()))
+    return (
+        incident,
+        neg_words,
+        read_more,
+        *_occurrence_cues(),
+        *(body for _cls, _t, body, _u in _classes()),
+    )
 
 
 @dataclass(frozen=True)
@@ -196,7 +272,23 @@ class _Found:
     incident: list[str]
     negative: list[str]
     read_more: list[str]
+    occurred: dict[str, list[str]]  # evidence kind -> cues found (see OCCURRENCE_KINDS)
+    generic: list[str]
     classes: list[list[str]]
+    class_spans: list[list[tuple[int, int]]]  # each class's body cues, as offsets (the lead test)
+
+
+# "No data was lost", "none of the packages were deleted": a negated impact or fix states nothing.
+# (Korean and Japanese negate after the verb, "받지 않았", "ありませんでした", which the cues leave out.)
+NEGATABLE = ("impact", "fix")
+NEGATION_WINDOW = 40  # characters before a cue, within its clause
+_NEGATION = re.compile(r"(?<![a-z'])(?:no|not|never|nothing|none|neither|nor|without)(?![a-z'])|n't")
+
+
+def _negated(folded: str, at: int) -> bool:
+    before = folded[max(0, at - NEGATION_WINDOW) : at]
+    before = re.split(r"[.!?;:,\n]", before)[-1]  # within the clause
+    return _NEGATION.search(before) is not None
 
 
 def _scan(folded: str) -> _Found:
@@ -204,7 +296,44 @@ def _scan(folded: str) -> _Found:
 
     spans = spans_each(_page_lexicons(), folded)
     found = [[folded[a:b] for a, b in each] for each in spans]
-    return _Found(found[0], found[1], found[2], found[3:])
+    k = 3 + len(OCCURRENCE_KINDS)
+    occurred = {
+        kind: [folded[a:b] for a, b in each if kind not in NEGATABLE or not _negated(folded, a)]
+        for kind, each in zip(OCCURRENCE_KINDS, spans[3:k], strict=True)
+    }
+    return _Found(found[0], found[1], found[2], occurred, found[k], found[k + 1 :], spans[k + 1 :])
+
+
+def occurrence(folded: str, found: _Found, clock_times: int) -> dict[str, str]:
+    """Evidence that one incident happened: each kind stated (OCCURRENCE_KINDS) and the first
+    cue that states it. A time: a "when" cue, a clock time the timeline drafter found, or a date."""
+    said = {kind: cues[0] for kind, cues in found.occurred.items() if cues}
+    if "when" not in said:
+        if clock_times:
+            said["when"] = f"{clock_times} clock times"
+        elif m := _DATE.search(folded):
+            said["when"] = m.group(0)
+    return {kind: said[kind] for kind in OCCURRENCE_KINDS if kind in said}
+
+
+def _told(said: dict[str, str]) -> str:
+    return ", ".join(f"{kind} {cue!r}" for kind, cue in said.items())
+
+
+def _lead_end(doc: Document) -> int:
+    """Where the page's lead ends: after its first LEAD_BLOCKS blocks that are no heading."""
+    seen = 0
+    for b in doc.blocks:
+        if b.kind != "heading":
+            seen += 1
+            if seen == LEAD_BLOCKS:
+                return b.end
+    return len(doc.text)
+
+
+def _in_passing(doc: Document, spans: list[tuple[int, int]], said: dict[str, str]) -> bool:
+    """Whether a class's body cues are mentions in passing in a report of one incident."""
+    return len(said) >= IN_PASSING_KINDS and all(a >= _lead_end(doc) for a, _b in spans)
 
 
 def index_page(doc: Document, folded_title: str, found: _Found) -> str | None:
@@ -241,23 +370,54 @@ def index_page(doc: Document, folded_title: str, found: _Found) -> str | None:
     return None
 
 
-def look_alike(doc: Document, folded_title: str, found: _Found, folded: str) -> str | None:
+def _stopped(cls: LookAlike, unless: Lexicon, folded_title: str, both: str, said: dict[str, str]) -> bool:
+    """Whether the page is an incident inside the class after all: an incident word in the title
+    ("장애 회고"), every evidence kind the class names (a maintenance that broke something, and
+    why), or one of its "unless" cues (a maintenance that overran)."""
+    if cls.title_unless and _title_unless(cls.key).search(folded_title):
+        return True
+    if cls.unless_occurred and all(kind in said for kind in cls.unless_occurred):
+        return True
+    return bool(cls.unless) and unless.search(both) is not None
+
+
+def look_alike(
+    doc: Document, folded_title: str, found: _Found, folded: str, said: dict[str, str]
+) -> str | None:
     """The look-alike class the page belongs to, as a reason, or None."""
-    both: str | None = None
+    both = folded_title + "\n" + folded
     for i, (cls, title, _body, unless) in enumerate(_classes()):
         t = title.search(folded_title)
         words = sorted(set(found.classes[i]))
         points = (W_CLASS_TITLE if t else 0) + min(MAX_CLASS_BODY, len(words))
         if points < CLASS_BAR or (t and not words):
             continue
-        if cls.unless:
-            both = both if both is not None else folded_title + "\n" + folded
-            if unless.search(both):
-                continue  # e.g. a maintenance that overran: an incident after all
-        said = [f"title says {t.group(0)!r}"] if t else []
+        if not t and _in_passing(doc, found.class_spans[i], said):
+            continue  # "as in our last game day": a report that names the class in passing
+        if _stopped(cls, unless, folded_title, both, said):
+            continue
+        why = [f"title says {t.group(0)!r}"] if t else []
         if words:
-            said.append("wording: " + ", ".join(words[:4]))
-        return f"look-alike ({cls.name}): " + "; ".join(said)
+            why.append("wording: " + ", ".join(words[:4]))
+        return f"look-alike ({cls.name}): " + "; ".join(why)
+    return None
+
+
+def no_incident(folded_title: str, folded: str, found: _Found, said: dict[str, str]) -> str | None:
+    """Why the page reports no incident that happened, or None. Cue lists never hold every way
+    of saying what happened, so stating none of impact, cause and fix rejects a page only with a
+    second sign: it speaks of incidents in general, or its title names a look-alike class."""
+    if any(kind in said for kind in HAPPENED_KINDS):
+        return None
+    nothing = f"states no impact, cause or fix of one incident ({_told(said) or 'nor when'})"
+    generic = sorted(set(found.generic))
+    if len(generic) >= MIN_GENERIC_CUES:
+        listed = ", ".join(repr(g) for g in generic[:3])
+        return f"look-alike (process guide or template): speaks of incidents in general ({listed}); {nothing}"
+    both = folded_title + "\n" + folded
+    for cls, title, _body, unless in _classes():
+        if (m := title.search(folded_title)) and not _stopped(cls, unless, folded_title, both, said):
+            return f"look-alike ({cls.name}): title says {m.group(0)!r}; {nothing}"
     return None
 
 
@@ -278,10 +438,40 @@ _BLANK = re.compile(
 )
 
 
+# "<service>", "<N>", "<what happened>": a blank in angle brackets, as text (escaped in the HTML);
+# HTML tag names, the names tracebacks print ("<module>", "<stdin>") and type parameters
+# ("List<String>") are none; nor is anything in a code block (see `_prose`).
+_ANGLE_BLANK = re.compile(r"(?<![\w.])<([A-Za-z][A-Za-z0-9 _-]{0,30})>")
+_NOT_BLANKS = frozenset(
+    ("a", "b", "i", "p", "br", "hr", "li", "ul", "ol", "td", "tr", "th", "div", "span", "img", "pre")
+    + ("code", "html", "head", "body", "title", "meta", "link", "style", "script", "table", "form")
+    + ("input", "iframe", "svg", "module", "stdin", "stdout", "string", "lambda", "genexpr", "none")
+)
+MIN_ANGLE_KINDS = 2  # different angle blanks, and never alone: another kind of blank too
+
+
+def _angle_blanks(text: str) -> int:
+    found = [m.group(1).lower() for m in _ANGLE_BLANK.finditer(text)]
+    blanks = [b for b in found if b.split()[0] not in _NOT_BLANKS]
+    return len(blanks) if len(set(blanks)) >= MIN_ANGLE_KINDS else 0
+
+
 @cache
 def _template_cues() -> tuple[tuple[str, ...], tuple[str, ...]]:
     t = _data()["template"]
     return tuple(t["markers"]), tuple(f.lower() for f in t["fill_in"])
+
+
+def _prose(doc: Document) -> str:
+    """The page's text with its code blocks blanked out (debugger output and code samples hold
+    "[...]" and "<...>" that are no blanks to fill in)."""
+    code = [b for b in doc.blocks if b.kind == "code"]
+    if not code:
+        return doc.text
+    text = list(doc.text)
+    for b in code:
+        text[b.start : b.end] = " " * (b.end - b.start)
+    return "".join(text)
 
 
 def template_page(text: str, folded: str) -> str | None:
@@ -290,6 +480,8 @@ def template_page(text: str, folded: str) -> str | None:
     kinds: dict[str, int] = {}
     if blanks := len(_BLANK.findall(text)):
         kinds["[...]"] = blanks
+    if angle := _angle_blanks(text):
+        kinds["<...>"] = angle
     for m in markers:
         if n := text.count(m):
             kinds[m] = n
@@ -343,20 +535,31 @@ def judge(doc: Document, signals: Signals | None = None) -> Verdict:
     if why := no_article(doc, folded):
         return Verdict(verdict=False, score=0.0, reasons=[why])
     found = _scan(folded)
+    said = occurrence(folded, found, signals.clock_times)
     if why := (
         index_page(doc, title, found)
-        or look_alike(doc, title, found, folded)
-        or template_page(doc.text, folded)
+        or look_alike(doc, title, found, folded, said)
+        or template_page(_prose(doc), folded)
         or guide_page(folded)
+        or no_incident(title, folded, found, said)
     ):
         return Verdict(verdict=False, score=0.05, reasons=[why])
-    return _narrative_verdict(folded, title, signals, found)
+    return _narrative_verdict(folded, title, signals, found, said)
 
 
-def _narrative_verdict(text: str, title: str, signals: Signals, found: _Found) -> Verdict:
-    """The log-odds score over incident wording, headings and times (`text`: the page lower-cased)."""
+def _narrative_verdict(
+    text: str, title: str, signals: Signals, found: _Found, said: dict[str, str]
+) -> Verdict:
+    """The log-odds score over incident wording, headings, times and the evidence that one
+    incident happened (`text`: the page lower-cased)."""
     _incident, title_words, neg_title, _neg_words = _narrative()
-    score, reasons = BIAS, []
+    score, reasons = BIAS, [f"one incident: {_told(said)}"]
+    if FIX_NEEDED in said:
+        score += W_OCCURRENCE * len(said)
+    elif said:
+        reasons[0] += " (no fix stated: not weighed)"
+    if not any(kind in said for kind in HAPPENED_KINDS):
+        reasons[0] = "states no impact, cause or fix of one incident" + (f" ({_told(said)})" if said else "")
     if m := title_words.search(title):
         score += W_TITLE
         reasons.append(f"title: {m.group(0)}")

@@ -34,6 +34,17 @@ LOOK_ALIKES = {
     "not-ko-hiring": "hiring or culture post",
     "not-culture-ko": "hiring or culture post",
     "not-culture-ja": "hiring or culture post",
+    # Classes and shapes added for issue 26 item 2 (pages of our own; the reason names the class).
+    "not-changelog": "release notes",
+    "not-retro-year-en": "retrospective, not one incident",
+    "not-retro-ko": "retrospective, not one incident",
+    "not-retro-ja": "retrospective, not one incident",
+    "not-maintenance-ja": "scheduled-maintenance notice",
+    "not-stabilisation-ko": "scheduled-maintenance notice",
+    "not-upgrade-announce-en": "scheduled-maintenance notice",
+    "not-process-we-en": "process guide or template",
+    "not-howto-ko": "process guide or template",
+    "not-template-angle-en": "process guide or template",
 }
 
 
@@ -52,7 +63,7 @@ def test_each_look_alike_class_is_rejected_with_its_reason(name: str, kind: str)
 
 def test_every_class_of_the_issue_has_a_page_in_three_languages_between_them() -> None:
     kinds = set(LOOK_ALIKES.values())
-    assert len(kinds) == 9
+    assert len(kinds) == 10  # the issue's nine classes and team/project/year retrospectives
     langs = {name.rsplit("-", 1)[-1] for name in LOOK_ALIKES} & {"en", "ko", "ja"}
     assert langs == {"en", "ko", "ja"}
     assert all((PAGES / f"{name}.html").exists() for name in LOOK_ALIKES)
@@ -277,3 +288,230 @@ def test_plain_and_look_alike_shaped_reports_are_kept(name: str) -> None:
     title, body = PLAIN_REPORTS[name]
     verdict = draft_page(page(title, body), url=f"https://e.example/{name}/").draft.postmortem
     assert verdict.verdict is True, verdict.reasons
+
+
+# Real reports in shapes the gate had not seen (pages of our own, en/ko/ja): terse, headless,
+# narrative, status-page updates, a maintenance that broke something, short notices, a report that
+# names its template and last game day in passing, data silently lost, a timeline table.
+NEW_REPORTS = [
+    "pm-git-terse",
+    "pm-issue-thread",
+    "pm-narrative-blog",
+    "pm-status-page",
+    "pm-maintenance-wrong",
+    "pm-ko-maintenance-wrong",
+    "pm-ja-maintenance-apology",
+    "pm-ko-short",
+    "pm-ja-short",
+    "pm-mentions-process",
+    "pm-data-pipeline",
+    "pm-disk-full-table",
+]
+
+
+@pytest.mark.parametrize("name", NEW_REPORTS)
+def test_reports_in_new_shapes_are_kept_with_the_evidence_of_one_incident(name: str) -> None:
+    verdict = verdict_of(name)
+    assert verdict.verdict is True, verdict.reasons
+    assert verdict.reasons[0].startswith("one incident: "), verdict.reasons
+
+
+def test_every_fixture_page_is_asserted() -> None:
+    pages = {p.stem for p in PAGES.glob("*.html")}
+    real = {"en-timeline-utc", "en-table-pacific", "en-no-timeline", "ko-postmortem", "ja-postmortem"}
+    asserted = set(LOOK_ALIKES) | set(BY_SHAPE) | set(NEW_REPORTS) | real
+    assert {p for p in pages if p.startswith(("pm-", "not-")) and p not in asserted} <= {
+        "not-architecture",  # these five are asserted as non-postmortems in draft/test_fixtures.py
+        "not-feature-sso",
+        "not-hiring-platform",
+        "not-ja-release",
+        "not-ja-tutorial",
+        "not-ko-tutorial",
+        "not-ko-update",
+        "not-product-news",
+        "not-tutorial",
+    }
+
+
+def _said(text: str, clock_times: int = 0) -> dict[str, str]:
+    from extractors.gate import _scan, occurrence
+
+    folded = text.lower()
+    return occurrence(folded, _scan(folded), clock_times)
+
+
+def test_evidence_of_one_incident_by_kind() -> None:
+    said = _said("On March 3 the API returned errors because a certificate expired; we restored it.")
+    assert said == {"when": "march 3", "impact": "returned errors", "cause": "because", "fix": "restored"}
+    assert _said("6월 8일 결제가 실패했습니다. 설정 오류 때문이었고 롤백했습니다.").keys() == {
+        "when",
+        "impact",
+        "cause",
+        "fix",
+    }
+    assert _said(
+        "2月9日、画像が表示されない状態が続きました。ディスクが原因で、削除し復旧しました。"
+    ).keys() == {
+        "when",
+        "impact",
+        "cause",
+        "fix",
+    }
+    assert _said("A quiet week.", clock_times=3) == {"when": "3 clock times"}
+
+
+def test_future_and_negated_wording_states_nothing_that_happened() -> None:
+    assert _said("During the window the API will be unavailable and uploads may fail.") == {}
+    assert _said("No data was lost and none of the tokens were leaked.") == {}
+    assert _said("데이터는 유실되지 않았습니다. 서비스가 중단될 예정입니다.") == {}
+
+
+def test_a_drill_report_that_leads_with_its_drill_is_rejected_whatever_its_title() -> None:
+    body = (
+        "<p>On Tuesday we ran our quarterly game day: the facilitator injected a fault into the primary "
+        "database on purpose.</p><p>At 14:05 checkout failed for the synthetic traffic because the pool "
+        "kept old connections; we restarted the service at 14:20 and it recovered.</p>"
+        "<h2>Notes</h2><p>The participants agreed to repeat the scenario next quarter.</p>"
+    )
+    verdict = draft_page(
+        page("What we learned on Tuesday", body), url="https://e.example/d/"
+    ).draft.postmortem
+    assert verdict.verdict is False and "drill or game day" in verdict.reasons[0], verdict.reasons
+
+
+def test_a_maintenance_notice_that_reports_impact_and_cause_is_an_incident() -> None:
+    body = (
+        "<p>Our planned maintenance window on June 8 was meant to last thirty minutes. After it, about "
+        "2,000 merchants could not print labels because replication to the replicas did not start.</p>"
+        "<p>We rebuilt both replicas and label printing worked again at 06:10 UTC.</p>"
+    )
+    verdict = draft_page(
+        page("Planned maintenance on June 8", body), url="https://e.example/m8/"
+    ).draft.postmortem
+    assert verdict.verdict is True, verdict.reasons
+
+
+def test_code_and_type_parameters_are_no_blanks() -> None:
+    from extractors.gate import _angle_blanks
+
+    assert _angle_blanks("List<String> keys; Mono<Void> run(); File <stdin>, in <module>") == 0
+    assert _angle_blanks("<service> was down for <duration>.") == 2
+    code = page(
+        "Redis memory leak",
+        "<p>On May 2 the session cache ran out of memory because keys never expired; we restarted it.</p>"
+        "<pre><code>#2  &lt;signal handler called&gt;\n&lt;repeats 177 times&gt; [Thread debugging enabled] "
+        "[Current thread is 1] YYYY TODO [a b] [c d]</code></pre>",
+    )
+    verdict = draft_page(code, url="https://e.example/c/").draft.postmortem
+    assert verdict.verdict is True, verdict.reasons
+
+
+def test_a_report_with_one_general_lesson_is_not_a_process_page() -> None:
+    body = (
+        "<p>On May 2 logins took a full minute for an hour. We do not know the exact cause yet.</p>"
+        "<p>When an incident like this happens again, the on-call engineer will page the database team.</p>"
+    )
+    verdict = draft_page(page("Slow logins on May 2", body), url="https://e.example/g/").draft.postmortem
+    assert "speaks of incidents in general" not in verdict.reasons[0], verdict.reasons
+
+
+# Look-alikes in the issue's classes, titled and worded in ways the first fixtures were not.
+MORE_LOOK_ALIKES = {
+    "tabletop": (
+        "Tabletop exercise: losing the primary region",
+        "<p>Last Thursday eight engineers spent two hours on a tabletop exercise. The facilitator walked "
+        "us through a scenario in which the primary region failed at 09:00 and the database could not "
+        "fail over. Nothing was broken for real: participants talked through what they would do.</p>"
+        "<h2>What we learned</h2><p>Our runbook for the failover was out of date.</p>",
+        "drill or game day",
+    ),
+    "talk-takeaways": (
+        "Takeaways from Maya Chen's talk on incident response",
+        "<p>At a meetup last week Maya Chen presented how her team handles incidents, followed by a long Q&A "
+        "with the audience. The slides are online and the recording will follow.</p><p>Her team once lost "
+        "a whole day of writes because a failover went wrong; they restored it from backups.</p>",
+        "talk or conference report",
+    ),
+    "planned-downtime": (
+        "Planned downtime for the search cluster",
+        "<p>On Sunday, July 7 the search cluster will be offline from 01:00 to 02:00 UTC while it will be "
+        "upgraded to a new version. Expected downtime is one hour. No action is required from you.</p>",
+        "scheduled-maintenance notice",
+    ),
+    "ko-process": (
+        "우리 팀의 장애 대응 프로세스",
+        "<p>우리 팀은 장애가 발생하면 먼저 심각도 기준에 따라 등급을 정하고, 런북을 따라 대응합니다. "
+        "장애가 끝나면 회고 문서를 쓰고 모든 장애에 대해 재발 방지 대책을 정리합니다.</p>"
+        "<h2>온콜</h2><p>온콜 담당자는 한 주씩 돌아가며 맡습니다.</p>",
+        "process guide or template",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_LOOK_ALIKES))
+def test_more_look_alikes_are_rejected_with_their_class(name: str) -> None:
+    title, body, kind = MORE_LOOK_ALIKES[name]
+    verdict = draft_page(page(title, body), url=f"https://e.example/{name}/").draft.postmortem
+    assert verdict.verdict is False and kind in verdict.reasons[0], verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (  # an incident word in the title: a 회고 of one incident
+            "11월 3일 로그인 지연 회고",
+            "<p>이번 프로젝트 배포 직후 11월 3일 오후 7시 40분부터 로그인이 느려졌습니다.</p>"
+            "<h2>원인</h2><p>세션 저장소가 가득 차 요청이 밀렸습니다.</p><h2>조치</h2><p>저장소를 증설했습니다.</p>",
+        ),
+        (  # no incident word in the title, but impact, cause and fix of one incident
+            "결제 서버 전환 회고",
+            "<p>올해 진행한 프로젝트 중 하나인 결제 서버 전환 당일, 오후 2시부터 40분 동안 결제가 실패했습니다. "
+            "새 서버의 타임아웃 설정이 원인이었고, 이전 서버로 되돌렸습니다.</p>",
+        ),
+    ],
+)
+def test_a_retrospective_of_one_incident_is_a_report(title: str, body: str) -> None:
+    verdict = draft_page(page(title, body), url="https://e.example/r/").draft.postmortem
+    assert verdict.verdict is True, verdict.reasons
+
+
+@pytest.mark.parametrize(
+    ("text", "kinds"),
+    [
+        ("Customers reported double charges after the 2 p.m. deploy; we shipped a fix.", {"impact", "fix"}),
+        ("The queue backed up until we added capacity to the workers.", {"impact", "fix"}),
+        ("배포 후 에러가 났고, 이전 버전으로 되돌렸다.", {"impact", "fix"}),
+        ("リリース後にAPIが落ちた。前のバージョンに戻した。", {"impact", "fix"}),
+    ],
+)
+def test_casual_and_plain_reports_state_impact_and_fix(text: str, kinds: set[str]) -> None:
+    assert kinds <= _said(text).keys()
+
+
+NEWS = (
+    "Ferry crossings halted on Wednesday",
+    "<p>Ferry crossings between the two islands were halted on Wednesday because one of the two boats "
+    "failed an engine inspection, the operator said. About 600 passengers were unable to travel and "
+    "queued at the port for most of the day.</p><p>A spokesperson said the company regretted the "
+    "trouble and was working with the regulator. Local businesses said the halt came at a bad time "
+    "for the islands, which depend on visitors in the summer. The smaller island has a population of "
+    "about 4,000 people and one school, and most of its teachers live on the larger island.</p>"
+    "<p>The mayor of the larger island said she had asked the regional government for a third boat "
+    "for years. The regional transport minister is expected to visit the port next week, and a local "
+    "committee plans to present a petition signed by more than 2,000 residents to him.</p>"
+    "<p>The ferry line has carried passengers between the islands since 1962. Its two boats were "
+    "built in the 1990s and were refitted five years ago.</p>",
+)
+
+
+def test_a_time_an_impact_and_a_cause_without_a_fix_weigh_nothing() -> None:
+    # A news story states when, what was hit and why; only the people who run the system fix it.
+    verdict = draft_page(page(*NEWS), url="https://news.example/ferry/").draft.postmortem
+    assert verdict.verdict is False, verdict.reasons
+    assert verdict.reasons[0].endswith("(no fix stated: not weighed)"), verdict.reasons
+
+
+def test_a_negation_reaches_to_the_end_of_its_clause_only() -> None:
+    assert "fix" in _said("The keys never expired; we restarted the cache.")
+    assert "impact" in _said("No alert fired, and checkout failed for an hour.")
+    assert "impact" not in _said("Checkout never failed.")
