@@ -59,7 +59,33 @@ def parse_html(text: str) -> html.HtmlElement:
             tree = html.document_fromstring(text)
         except (etree.ParserError, ValueError) as exc:
             raise ExtractionError("no article text found: unparseable HTML") from exc
+    unwrap_layout_tables(tree)
     return tree
+
+
+# A table used for layout, not data: a cell holds a heading, or a one-cell row holds several
+# paragraphs or lists (forum and issue-tracker threads put each post's body in one <td>, e.g.
+# GitHub's "comment-body" cell). Read as a table, its headings and paragraphs ran together
+# ("SummaryOn July 1 ..."); read as divisions, they stay blocks. A data table (a timeline's
+# time | event rows, even with <p> in its cells) has several cells a row and no headings.
+_LAYOUT_CELLS = etree.XPath(
+    "//td[.//h1 or .//h2 or .//h3 or .//h4 or .//h5 or .//h6"
+    " or (count(p|ul|ol|pre|blockquote) > 1 and count(../td|../th) = 1)]"
+)
+_TABLE_PARTS = ("thead", "tbody", "tfoot", "tr", "td", "th")
+
+
+def unwrap_layout_tables(tree: html.HtmlElement) -> None:
+    """Turn layout tables (see _LAYOUT_CELLS) into <div>s, in place; data tables stay tables."""
+    tables: list[etree._Element] = []
+    for cell in _LAYOUT_CELLS(tree):
+        table = next(cell.iterancestors("table"), None)
+        if table is not None and all(t is not table for t in tables):
+            tables.append(table)
+    for table in tables:
+        own = [p for p in table.iter(*_TABLE_PARTS) if next(p.iterancestors("table"), None) is table]
+        for part in [*own, table]:  # a nested table's own rows and cells are left to it
+            part.tag = "div"
 
 
 def visible_text_length(tree: html.HtmlElement) -> int:

@@ -239,3 +239,47 @@ def test_a_closing_signature_line_is_article_not_chrome() -> None:
     )
     doc = extract_document(html.encode(), url="https://e.example/x/", content_type="text/html")
     assert "Support these efforts" in doc.text and "©" not in doc.text
+
+
+ISSUE_THREAD = """<!doctype html><html><head><title>Postmortem: search outage · Issue #7 · acme/site</title></head>
+<body><header><a href="/">Code host</a> <a href="/login">Sign in</a></header><main>
+<h1>Postmortem: search outage #7</h1>
+<div class="thread"><div class="post"><div class="post-head">dana commented on Mar 3</div>
+<table class="d-block"><tbody><tr><td class="comment-body markdown-body">
+<h2>Summary</h2>
+<p>On March 2 search returned errors for every visitor for forty minutes.</p>
+<h2>Root cause</h2>
+<p>A configuration change pointed the search nodes at an index that had been deleted.</p>
+<h2>Resolution</h2>
+<p>We restored the previous configuration at 10:40 and searches worked again.</p>
+</td></tr></tbody></table></div>
+<div class="post"><div class="post-head">lee commented</div>
+<table><tbody><tr><td class="comment-body"><p>Thanks for the write-up.</p><p>Good luck.</p></td></tr></tbody></table>
+</div></div></main><footer>Terms Privacy</footer></body></html>"""
+
+
+def test_a_post_in_a_layout_table_keeps_its_headings_and_paragraphs() -> None:
+    """Issue-tracker and forum threads put a post's body in one table cell: read as a table, its
+    headings and paragraphs ran together ("SummaryOn March 2 ...")."""
+    doc = extract_document(ISSUE_THREAD.encode(), url="https://code.example/acme/site/issues/7")
+    assert [s.heading for s in doc.sections][:3] == ["Summary", "Root cause", "Resolution"]
+    assert "SummaryOn" not in doc.text and "table_row" not in [b.kind for b in doc.blocks]
+    paragraphs = [doc.block_text(b) for b in doc.blocks if b.kind == "paragraph"]
+    assert "On March 2 search returned errors for every visitor for forty minutes." in paragraphs
+    check_offsets(doc)
+
+
+def test_a_data_table_with_paragraphs_in_its_cells_stays_a_table() -> None:
+    rows = "".join(
+        f"<tr><td><p>2024-03-02 {t}</p></td><td><p>{event}</p><p>(on call)</p></td></tr>"
+        for t, event in (("10:00", "Errors began."), ("10:12", "Alert fired."), ("10:40", "Restored."))
+    )
+    page = (
+        "<html><body><article><h1>Search outage</h1>"
+        + "<p>Search failed for every visitor for forty minutes on March 2, and we are sorry.</p>" * 3
+        + f"<h2>Timeline</h2><table><tr><th>Time</th><th>Event</th></tr>{rows}</table>"
+        + "</article></body></html>"
+    )
+    doc = extract_document(page.encode())
+    table_rows = [doc.block_text(b) for b in doc.blocks if b.kind == "table_row"]
+    assert len(table_rows) >= 3 and any("10:12" in r and "Alert fired." in r for r in table_rows)
