@@ -1,0 +1,87 @@
+"""Where a field's sentences come from: labels that stand in for headings, and the problems list
+(pages of our own, en/ko/ja)."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors import draft_page
+from extractors.draft.context import Context, label_role
+
+
+def page(title: str, body: str) -> bytes:
+    return f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}</article></body></html>".encode()
+
+
+def quotes(data: bytes, field: str) -> list[str]:
+    draft = draft_page(data, url="https://e.example/p/").draft
+    return [e.quote for e in draft.evidence.get(field) or []]
+
+
+def test_label_roles() -> None:
+    assert label_role("Impact: Users saw errors.") == ("impact", len("Impact:"), False)
+    assert label_role("Resolution:") == ("remediation", len("Resolution:"), True)
+    assert label_role("**Root cause:** a bug") is not None
+    assert label_role("원인: 설정 오류")[0] == "root_cause"  # type: ignore[index]
+    assert label_role("対応：再起動しました")[0] == "remediation"  # type: ignore[index]
+    assert label_role("Context:") == ("other", len("Context:"), True)
+    # A timeline entry, and a sentence with a keyword before a colon, are no labels.
+    assert label_role("2023-08-04 09:14: Users reported errors") is None
+    assert label_role("過去の障害対応中に遭遇した TCP: out of memory")[0] == "other"  # type: ignore[index]
+
+
+LABELLED = page(
+    "Lost logs on the platform",
+    "<p>On 4 August the logging pipeline dropped application logs for two days.</p>"
+    "<ul><li>Impact: Application teams could not see their logs in the dashboard for 33 hours.</li>"
+    "<li>Context:</li><li>2023-08-04 09:14: Users reported missing logs.</li>"
+    "<li>2023-08-04 10:09: Incident declared.</li>"
+    "<li>Resolution:</li><li>The team raised the collector's memory buffer and redeployed it.</li>"
+    "<li>Review actions:</li><li>Add an integration test that checks logs reach the cluster.</li>"
+    "<li>Alert when the collector drops chunks.</li></ul>",
+)
+
+
+def test_a_label_gives_its_role_to_its_block_and_to_the_list_it_heads() -> None:
+    assert "Application teams could not see their logs in the dashboard for 33 hours." in quotes(
+        LABELLED, "impact"
+    )
+    remediation = quotes(LABELLED, "remediation")
+    assert "The team raised the collector's memory buffer and redeployed it." in remediation
+    actions = quotes(LABELLED, "action_items")
+    assert "Add an integration test that checks logs reach the cluster." in actions
+    assert "Alert when the collector drops chunks." in actions
+    assert not any(q.endswith(":") for q in remediation + actions)  # a label alone is no content
+
+
+def test_a_label_ends_at_the_paragraph_after_its_list() -> None:
+    data = page(
+        "Outage",
+        "<p>Checkout failed for an hour on May 2.</p><ul><li>Resolution:</li><li>We rolled back the release.</li></ul>"
+        "<p>We are sorry for the trouble this caused our customers.</p>",
+    )
+    doc = draft_page(data, url="https://e.example/p/").document
+    roles = {s.text: s.role for s in Context(doc).sentences}
+    assert roles["We rolled back the release."] == "remediation"
+    assert roles["We are sorry for the trouble this caused our customers."] != "remediation"
+
+
+@pytest.mark.parametrize(
+    ("heading", "problem"),
+    [
+        ("What went wrong", "The pager rotation had no one assigned for the weekend."),
+        ("Problems we ran into", "The pager rotation had no one assigned for the weekend."),
+        ("うまくいかなかったこと", "週末のオンコール担当者が割り当てられていませんでした。"),
+        ("아쉬운 점", "주말 온콜 담당자가 지정되어 있지 않았습니다."),
+    ],
+)
+def test_the_problems_list_is_neither_lessons_nor_remediation(heading: str, problem: str) -> None:
+    data = page(
+        "Checkout outage",
+        "<p>Checkout failed for every customer for an hour on May 2.</p><h2>Root cause</h2>"
+        "<p>A bad config was deployed.</p>"
+        f"<h2>{heading}</h2><ul><li>{problem}</li></ul>"
+        "<h2>Lessons learned</h2><p>Config changes need a canary stage before they reach production.</p>",
+    )
+    assert problem not in quotes(data, "lessons")
+    assert problem not in quotes(data, "remediation")
