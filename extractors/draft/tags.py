@@ -15,10 +15,12 @@ from extractors.draft.evidence import (
     Found,
     Sentence,
     confidence,
+    cue_pattern,
     evidence,
     field_cue,
     sentence_evidence,
 )
+from extractors.draft.lexicon import Lexicon
 from extractors.draft.vocab_match import candidates_by_sentence, candidates_in, matchers, settings
 from schema.vocab import Kind
 
@@ -79,15 +81,14 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
 def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -> dict[str, Score]:
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
-    cause = ctx.cue_counts(field_cue("root_cause"))
     every = matchers(kind)
     check_negation = negation.applies_to(kind)
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
             continue
-        if cue_boost and sent is not None and sent.start in cause:
-            w *= settings()["cause_cue_boost"]
+        if sent is not None:
+            w *= _sentence_factor(ctx, kind, sent, cue_boost)
         # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}
         for i, a, b in hits:
@@ -111,6 +112,23 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         total = sum(w for w, *_ in mentions[:sat]) + math.log1p(sum(w for w, *_ in mentions[sat:]))
         out[term] = Score(total, mentions)
     return out
+
+
+def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) -> float:
+    """How much more a mention counts for what its sentence says: a cause (root cause), a lack
+    (contributing: "there was no alert" is the gap itself, "the alert paged us" is not)."""
+    factor = 1.0
+    if cue_boost and sent.start in ctx.cue_counts(field_cue("root_cause")):
+        factor *= settings()["cause_cue_boost"]
+    if kind == "contributing" and sent.start in ctx.cue_counts(_lack_words()):
+        factor *= settings()["lack"]["boost"]
+    return factor
+
+
+@cache
+def _lack_words() -> Lexicon:
+    """Words that state a lack or a hindsight ("no alert", "missing", "should have", 부족, 不足)."""
+    return cue_pattern(settings()["lack"]["words"])
 
 
 def _has_context(ctx: Context, pattern: re.Pattern[str]) -> bool:

@@ -85,3 +85,45 @@ def test_the_problems_list_is_neither_lessons_nor_remediation(heading: str, prob
     )
     assert problem not in quotes(data, "lessons")
     assert problem not in quotes(data, "remediation")
+
+
+# Contributing factors are lacks: a mention counts more in a sentence that states one.
+LACK_CASES = [
+    (
+        "Checkout errors on May 2",
+        "<p>On May 2 checkout failed for every customer for two hours after a config change.</p>"
+        "<p>There was no alerting on the checkout error rate, so customers told us first.</p>"
+        "<p>Our monitoring did not cover the payment callback at all.</p>",
+        "<p>On May 2 checkout failed for every customer for two hours after a config change.</p>"
+        "<p>Alerting on the checkout error rate paged the on-call engineer within a minute.</p>"
+        "<p>Our monitoring showed the payment callback failing.</p>",
+    ),
+    (
+        "5월 2일 결제 장애",
+        "<p>5월 2일 설정 변경 후 두 시간 동안 모든 고객의 결제가 실패했습니다.</p>"
+        "<p>결제 오류율에 대한 모니터링이 없어 고객 문의로 처음 알게 되었습니다.</p>"
+        "<p>결제 콜백에는 알림이 설정되어 있지 않았습니다.</p>",
+        "<p>5월 2일 설정 변경 후 두 시간 동안 모든 고객의 결제가 실패했습니다.</p>"
+        "<p>결제 오류율 모니터링으로 1분 만에 담당자가 호출되었습니다.</p>"
+        "<p>결제 콜백의 알림이 바로 울렸습니다.</p>",
+    ),
+    (
+        "5月2日の決済障害",
+        "<p>5月2日、設定変更の後、2時間にわたり全てのお客様の決済が失敗しました。</p>"
+        "<p>決済エラー率の監視がなく、お客様からの問い合わせで初めて気付きました。</p>"
+        "<p>決済コールバックにはアラートが設定されていなかった。</p>",
+        "<p>5月2日、設定変更の後、2時間にわたり全てのお客様の決済が失敗しました。</p>"
+        "<p>決済エラー率の監視により1分で担当者に通知されました。</p>"
+        "<p>決済コールバックのアラートがすぐに鳴りました。</p>",
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "lacking", "working"), LACK_CASES)
+def test_a_contributing_factor_is_stated_as_a_lack(title: str, lacking: str, working: str) -> None:
+    def contributing(body: str) -> list[str]:
+        record = draft_page(page(title, body), url="https://e.example/p/").draft.record
+        return list(record.contributing or [])
+
+    assert "monitoring-gap" in contributing(lacking)
+    assert "monitoring-gap" not in contributing(working)
