@@ -9,6 +9,8 @@ from extractors.draft.evidence import (
     Found,
     Sentence,
     confidence,
+    cue_pattern,
+    cues,
     evidence,
     field_cue,
     sentence_evidence,
@@ -23,7 +25,8 @@ SCOPE_CHARS = 300
 # Who was affected, counted with its unit: people, customers, requests or organisations, never
 # another count (error types, servers, packages, services). PEOPLE outrank REQUESTS when a page
 # gives both ("70% of requests failed ... 900 users"). A number right after '#', a letter, ':' or
-# '.' is an identifier, a version or a clock time ("PR #3 builds", "v2 users", "10:00 users"), no count.
+# '.' is an identifier, a version or a clock time ("PR #3 builds", "v2 users", "10:00 users"), no count;
+# the words between a number and its noun are no numbers ("May 2 about 900 users" counts 900).
 PEOPLE_NOUNS = (
     r"users?|customers?|accounts?|people|members?|developers?|players?|merchants?|sellers?|subscribers?|"
     r"organi[sz]ations?|orgs?|tenants?|companies|teams?|"
@@ -37,7 +40,7 @@ USER_NOUNS = PEOPLE_NOUNS + "|" + REQUEST_NOUNS
 _PEOPLE_TAIL = re.compile(rf"(?i)(?:{PEOPLE_NOUNS})$")
 COUNT = re.compile(
     rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
-    rf"(?<![#.:,A-Za-z0-9])\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
+    rf"(?<![#.:,A-Za-z0-9])\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:(?!\d)[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
 )
 _DIGIT = re.compile(r"\d")
 
@@ -82,7 +85,14 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
         return section, "heading"
     cued = ctx.cue_counts(field_cue("impact"))
     # Impact is told anywhere but in plans and lessons: summaries, cause sections, timelines.
-    near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
+    # Nor in the greeting or the author's introduction ("Hi everyone, I'm Kim").
+    preamble = cue_pattern(cues()["not_summary"])
+    near = [
+        s
+        for s in ctx.sentences
+        if s.role not in ("skip", "action_items", "lessons", "remediation", "contributing")
+        and not (s.start in cued and preamble.search(s.text.lower()))
+    ]
     scored = []
     # A sentence this short is a label or a heading; Japanese and Chinese say as much in half the
     # characters ("40分間、誰も決済できずにいました。" is 18).

@@ -21,7 +21,7 @@ from extractors.draft.evidence import (
     sentence_evidence,
 )
 from extractors.draft.lexicon import Lexicon
-from extractors.draft.vocab_match import candidates_by_sentence, candidates_in, matchers, settings
+from extractors.draft.vocab_match import Matcher, candidates_by_sentence, candidates_in, matchers, settings
 from schema.vocab import Kind
 
 FIELDS: dict[str, Kind] = {
@@ -82,7 +82,7 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
     every = matchers(kind)
-    check_negation = negation.applies_to(kind)
+    excluded: set[str] = set()  # terms the page rules out ("it was not the database")
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
@@ -93,10 +93,10 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         best: dict[str, tuple[float, int, int]] = {}
         for i, a, b in hits:
             m = every[i]
-            if m.context is not None and not _has_context(ctx, m.context):
-                continue  # "API servers" on a page that never names Kubernetes
-            if check_negation and negation.negated(text, a, b):
-                continue  # "No data was lost": named, not reported
+            verdict = _reported(ctx, kind, m, text, a, b)
+            if verdict != "reported":
+                excluded.update([m.term] if verdict == "ruled out" else [])
+                continue
             if m.term not in best or best[m.term][0] < w * m.factor:
                 best[m.term] = (w * m.factor, a, b)
         for term, (weight, a, b) in best.items():
@@ -104,14 +104,31 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
     for term, weight, sent, a, b in _pair_hits(ctx, kind, table):
         if not any(s is sent for _w, s, *_ in raw[term]):
             raw[term].append((weight, sent, a, b))
+    return _saturated({t: m for t, m in raw.items() if t not in excluded})
+
+
+def _saturated(raw: dict[str, list[tuple[float, Sentence | None, int, int]]]) -> dict[str, Score]:
+    """Each term's score: the strongest mentions count fully, the rest with diminishing returns."""
     sat = settings()["saturation"]
     out = {}
     for term, mentions in raw.items():
         mentions.sort(key=lambda t: -t[0])
-        # The strongest mentions count fully, the rest with diminishing returns.
         total = sum(w for w, *_ in mentions[:sat]) + math.log1p(sum(w for w, *_ in mentions[sat:]))
         out[term] = Score(total, mentions)
     return out
+
+
+def _reported(ctx: Context, kind: Kind, m: Matcher, text: str, a: int, b: int) -> str:
+    """Whether a hit reports its term ("reported"), or is out of context ("API servers" on a page
+    that never names Kubernetes), negated ("No data was lost") or "ruled out" ("it was not the
+    database": the page names it to exclude it, so no mention of it counts)."""
+    if m.context is not None and not _has_context(ctx, m.context):
+        return "out of context"
+    if negation.applies_to(kind) and negation.negated(text, a, b):
+        return "negated"
+    if negation.rules_out(kind) and negation.ruled_out(text, a, b):
+        return "ruled out"
+    return "reported"
 
 
 def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) -> float:

@@ -38,7 +38,22 @@ CUE_ROLE_WEIGHT = {
         "lessons": 0.0,
     },
     "detection": {"timeline": 2.0, "detection": 3.0, "summary": 1.2},
-    "symptoms_text": {"impact": 2.0, "summary": 1.5, "timeline": 1.0, "symptoms_text": 3.0},
+    # What users or operators saw: never the cause, the problems list, the fix or the plans (a
+    # "missing table" in a cause section is no symptom).
+    "symptoms_text": {
+        "impact": 2.0,
+        "summary": 1.5,
+        "timeline": 1.0,
+        "symptoms_text": 3.0,
+        "detection": 1.5,
+        "root_cause": 0.0,
+        "trigger": 0.0,
+        "contributing": 0.0,
+        "remediation": 0.0,
+        "lessons": 0.0,
+        "action_items": 0.0,
+        "background": 0.0,
+    },
     "lessons": {"lessons": 3.0, "action_items": 1.2, "other": 1.0, "contributing": 1.5},
 }
 

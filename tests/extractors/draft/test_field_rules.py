@@ -1,0 +1,128 @@
+"""Field rules that follow from language, not from one page: ruled-out components, negative
+subjects that could not do something, counts with their unit, symptoms that are not causes
+(pages of our own, en/ko/ja)."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractors import draft_page
+from extractors.draft.negation import negated, ruled_out
+from schema.draft import Draft
+
+
+def draft(title: str, body: str) -> Draft:
+    html = f"<html><head><title>{title}</title></head><body><article><h1>{title}</h1>{body}</article></body></html>"
+    return draft_page(html.encode(), url="https://blog.example.com/2024/05/outage/").draft
+
+
+RULED_OUT = [
+    (
+        "Login outage on May 2",
+        "<p>On May 2 no one could log in for 30 minutes.</p><h2>Root cause</h2>"
+        "<p>It was not the database: a bad deploy flushed the session cache. The database was healthy throughout.</p>",
+    ),
+    (
+        "5월 2일 로그인 장애",
+        "<p>5월 2일 30분 동안 아무도 로그인할 수 없었습니다.</p><h2>원인</h2>"
+        "<p>잘못된 배포로 세션 캐시가 비워졌습니다. 데이터베이스는 정상이었습니다.</p>",
+    ),
+    (
+        "5月2日のログイン障害",
+        "<p>5月2日、30分間誰もログインできませんでした。</p><h2>原因</h2>"
+        "<p>誤ったデプロイでセッションキャッシュが消去されました。データベースは正常でした。</p>",
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "body"), RULED_OUT)
+def test_a_component_the_page_rules_out_is_not_tagged(title: str, body: str) -> None:
+    record = draft(title, body).record
+    assert "database" not in (record.components or [])
+    assert "database" not in (record.domain or [])
+
+
+def test_the_component_that_failed_still_counts_beside_the_one_ruled_out() -> None:
+    assert "cache" in (draft(*RULED_OUT[0]).record.components or [])
+
+
+def test_ruled_out_phrases() -> None:
+    text = "It was not the database that failed."
+    a = text.index("database")
+    assert ruled_out(text, a, a + len("database"))
+    text = "The database ran out of connections."
+    assert not ruled_out(text, 4, 12)
+    text = "We will use IRSA instead of AWS keys."  # a plan names what it replaces
+    a = text.index("AWS")
+    assert not ruled_out(text, a, a + 3)
+
+
+@pytest.mark.parametrize(
+    ("text", "mention", "is_negated"),
+    [
+        ("On May 2 no one could log in for 30 minutes.", "log in", False),
+        ("Nobody was able to pay for an hour.", "pay", False),
+        ("No customers could reach the checkout page.", "checkout", False),
+        ("No data was lost.", "data", True),
+        ("The bug could have corrupted uploads.", "corrupted", True),
+    ],
+)
+def test_a_negative_subject_that_could_not_is_an_impact(text: str, mention: str, is_negated: bool) -> None:
+    a = text.index(mention)
+    assert negated(text, a, a + len(mention)) is is_negated
+
+
+def test_no_one_could_log_in_is_a_login_failure() -> None:
+    record = draft(*RULED_OUT[0]).record
+    assert "login-failure" in (record.symptoms or [])
+
+
+def test_users_count_is_the_number_next_to_its_unit() -> None:
+    record = draft(
+        "Outage on May 2",
+        "<p>On May 2 about 900 users could not log in for 30 minutes. We saw 20 distinct error types.</p>"
+        "<h2>Root cause</h2><p>A bug in the new release.</p>",
+    ).record
+    assert record.impact.users == "about 900 users"
+
+
+def test_impact_is_never_the_greeting() -> None:
+    d = draft(
+        "Outage on May 2",
+        "<p>Hi everyone, I'm Kim from the platform team.</p>"
+        "<p>On May 2 checkout failed for every customer for 40 minutes after a config change.</p>"
+        "<h2>Root cause</h2><p>The config referenced a missing table.</p>",
+    )
+    assert "Hi everyone" not in d.record.impact.scope
+    assert d.record.impact.scope.startswith("On May 2 checkout failed for every customer")
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "cause"),
+    [
+        (
+            "Outage on May 2",
+            "<h2>Summary</h2><p>On May 2 a config change broke checkout for 40 minutes.</p><h2>Impact</h2>"
+            "<p>Customers saw a blank page when they tried to pay.</p><h2>Root cause</h2>"
+            "<p>The config referenced a missing table.</p>",
+            "The config referenced a missing table.",
+        ),
+        (
+            "5월 2일 결제 장애",
+            "<p>5월 2일 결제 페이지에서 오류가 발생해 고객이 결제하지 못했습니다.</p><h2>원인</h2>"
+            "<p>설정이 존재하지 않는 테이블을 참조하여 실패했습니다.</p>",
+            "설정이 존재하지 않는 테이블을 참조하여 실패했습니다.",
+        ),
+        (
+            "5月2日の決済障害",
+            "<p>5月2日、決済ページでエラーが発生し、お客様が決済できませんでした。</p><h2>原因</h2>"
+            "<p>設定が存在しないテーブルを参照したため失敗しました。</p>",
+            "設定が存在しないテーブルを参照したため失敗しました。",
+        ),
+    ],
+)
+def test_symptoms_text_is_what_was_seen_not_the_cause(title: str, body: str, cause: str) -> None:
+    d = draft(title, body)
+    quotes = [e.quote for e in d.evidence.get("symptoms_text") or []]
+    assert quotes, "a symptom is told"
+    assert cause not in quotes
