@@ -143,6 +143,22 @@ def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) 
 
 
 @cache
+def _totality_words() -> Lexicon:
+    return cue_pattern(settings()["totality"]["words"])
+
+
+def _partial_not_full(scores: dict[str, Score]) -> None:
+    """A page that states a partial outage had a full one only where it says all of it went
+    ("all requests failed", 모든 사용자, 全ユーザー): other outage mentions are the partial one."""
+    partial, full = scores.get("partial-outage"), scores.get("full-outage")
+    if partial is None or full is None or partial.value < settings()["threshold"]["symptoms"]:
+        return
+    total = _totality_words()
+    if not any(s is not None and total.search(s.text.lower()) for _w, s, _a, _b in full.sentences or []):
+        del scores["full-outage"]
+
+
+@cache
 def _lack_words() -> Lexicon:
     """Words that state a lack or a hindsight ("no alert", "missing", "should have", 부족, 不足)."""
     return cue_pattern(settings()["lack"]["words"])
@@ -256,6 +272,8 @@ def draft_tags(ctx: Context, drafted: Found) -> Found:
         scores = score_terms(ctx, kind, table)
         if name == "components":
             component_scores = scores
+        if name == "symptoms":
+            _partial_not_full(scores)
         if name == "domain":
             # A component implies its domain (dns -> dns, terraform -> iac); the root cause too.
             for comp, s in component_scores.items():

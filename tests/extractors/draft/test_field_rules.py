@@ -126,3 +126,39 @@ def test_symptoms_text_is_what_was_seen_not_the_cause(title: str, body: str, cau
     quotes = [e.quote for e in d.evidence.get("symptoms_text") or []]
     assert quotes, "a symptom is told"
     assert cause not in quotes
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "API errors in the EU region",
+            "<p>On May 2 some users in the EU region saw errors during the outage; other regions were unaffected.</p>"
+            "<h2>Impact</h2><p>Some requests to the API were unavailable for 40 minutes.</p>"
+            "<h2>Root cause</h2><p>A config change to one load balancer pool.</p>",
+        ),
+        (
+            "EU 리전 API 오류",
+            "<p>5월 2일 EU 리전의 일부 사용자에게 서비스 중단이 있었습니다. 다른 리전은 영향을 받지 않았습니다.</p>"
+            "<h2>영향</h2><p>일부 요청이 40분 동안 접속 불가 상태였습니다.</p><h2>원인</h2><p>로드 밸런서 설정 변경.</p>",
+        ),
+        (
+            "EUリージョンのAPIエラー",
+            "<p>5月2日、EUリージョンの一部のお客様でサービス停止が発生しました。他のリージョンは影響を受けなかった。</p>"
+            "<h2>影響</h2><p>一部のリクエストが40分間利用不可となりました。</p><h2>原因</h2><p>ロードバランサーの設定変更。</p>",
+        ),
+    ],
+)
+def test_a_partial_outage_is_not_drafted_full(title: str, body: str) -> None:
+    symptoms = draft(title, body).record.symptoms or []
+    assert "partial-outage" in symptoms
+    assert "full-outage" not in symptoms
+
+
+def test_a_full_outage_stays_full_where_the_page_says_all_of_it_went() -> None:
+    symptoms = draft(
+        "Outage on May 2",
+        "<p>On May 2 the service was down for all users for 40 minutes. Some requests kept retrying afterwards.</p>"
+        "<h2>Root cause</h2><p>A config change.</p>",
+    ).record.symptoms or []
+    assert "full-outage" in symptoms
