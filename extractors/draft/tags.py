@@ -16,6 +16,7 @@ from extractors.draft.evidence import (
     Sentence,
     confidence,
     cue_pattern,
+    cues,
     evidence,
     field_cue,
     sentence_evidence,
@@ -31,6 +32,7 @@ FIELDS: dict[str, Kind] = {
     "domain": "domains",
 }
 MAX_EVIDENCE = 3
+MAX_STATED = 2  # cause statements outside the cause section (see _stated_elsewhere)
 
 
 @dataclass
@@ -240,6 +242,41 @@ def rank(scores: dict[str, Score], kind: Kind) -> list[tuple[str, float]]:
     return keep[: cfg["max_terms"].get(kind, 1)]
 
 
+def _cause_sentences(ctx: Context) -> list[Sentence]:
+    """The cause section's sentences that state a cause ("X was the cause", "because", 원인, 原因),
+    in page order; its first sentences when none does or too few. A long analysis section walks
+    through what was tried before it names the cause."""
+    section = ctx.by_role("root_cause")
+    cued = ctx.cue_counts(field_cue("root_cause"))
+    stating = [s for s in section if s.start in cued][:MAX_EVIDENCE]
+    rest = [s for s in section if s not in stating][: MAX_EVIDENCE - len(stating)]
+    return sorted(stating + rest + _stated_elsewhere(ctx), key=lambda s: s.start)
+
+
+def _stated_elsewhere(ctx: Context) -> list[Sentence]:
+    """Up to MAX_STATED sentences outside the cause section that state a cause outright ("this was
+    the cause of the leak", 원인이었습니다, が原因でした), not negated ("was not the cause"), and not
+    in plans or lessons: a page may name its cause where it tells the fix or sums up."""
+    statement = _cause_statement()
+    counts = ctx.cue_counts(statement)
+    out = []
+    for s in ctx.sentences:
+        if s.start not in counts or s.role in ("root_cause", "skip", "lessons", "action_items"):
+            continue
+        low = s.text.lower()
+        hit = statement.search(low)
+        if hit is not None and not negation.negated(low, hit.start(), hit.end()):
+            out.append(s)
+        if len(out) >= MAX_STATED:
+            break
+    return out
+
+
+@cache
+def _cause_statement() -> Lexicon:
+    return cue_pattern(cues()["cause_statement"])
+
+
 def draft_root_cause(ctx: Context) -> Found:
     found = Found()
     scores = score_terms(ctx, "root_causes", "root_cause", cue_boost=True)
@@ -248,7 +285,7 @@ def draft_root_cause(ctx: Context) -> Found:
     ]
     if not ranked or ranked[0][1] < settings()["threshold"]["root_causes"]:
         # Not found: still show the reviewer the cause sentences the page has.
-        cause_sents = [s for s in ctx.by_role("root_cause")][:MAX_EVIDENCE]
+        cause_sents = _cause_sentences(ctx)
         if cause_sents:
             found.put("", None, [sentence_evidence(ctx, s) for s in cause_sents], key="root_cause")
         return found
@@ -256,7 +293,7 @@ def draft_root_cause(ctx: Context) -> Found:
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
     margin = (value - runner) / value
     quotes = _quotes(ctx, scores[term])
-    quotes += [sentence_evidence(ctx, s) for s in ctx.by_role("root_cause")[:MAX_EVIDENCE]]
+    quotes += [sentence_evidence(ctx, s) for s in _cause_sentences(ctx)]
     quotes.sort(key=lambda e: e.start)
     found.put("root_cause", term, quotes, confidence(0.35 + 0.4 * margin + min(0.2, value / 50), "lexicon"))
     found.reasons.append(f"root_cause candidates: {', '.join(f'{t}={v:.1f}' for t, v in ranked[:4])}")

@@ -162,3 +162,36 @@ def test_a_full_outage_stays_full_where_the_page_says_all_of_it_went() -> None:
         "<h2>Root cause</h2><p>A config change.</p>",
     ).record.symptoms or []
     assert "full-outage" in symptoms
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "statement"),
+    [
+        (
+            "Memory leak in the API gateway",
+            "<p>On May 2 the gateway slowed down and most requests timed out.</p>"
+            "<h2>Analysis</h2><p>We took a heap dump first. We looked at the pool class next.</p>"
+            "<h2>Debugging</h2><p>At 10:00 we began investigating the root cause. A header that changed on every "
+            "request was the cause of the leak: no pool was ever reused.</p>",
+            "A header that changed on every request was the cause of the leak: no pool was ever reused.",
+        ),
+        (
+            "API 게이트웨이 메모리 누수",
+            "<p>5월 2일 게이트웨이가 느려지고 대부분의 요청이 타임아웃되었습니다.</p>"
+            "<h2>분석</h2><p>먼저 힙 덤프를 확인했습니다. 다음으로 풀 클래스를 살펴보았습니다.</p>"
+            "<h2>디버깅</h2><p>요청마다 바뀌는 헤더 때문에 풀을 재사용하지 못한 것이 메모리 누수의 원인이었습니다.</p>",
+            "요청마다 바뀌는 헤더 때문에 풀을 재사용하지 못한 것이 메모리 누수의 원인이었습니다.",
+        ),
+        (
+            "APIゲートウェイのメモリリーク",
+            "<p>5月2日、ゲートウェイが遅くなり、ほとんどのリクエストがタイムアウトしました。</p>"
+            "<h2>分析</h2><p>まずヒープダンプを確認しました。次にプールのクラスを調べました。</p>"
+            "<h2>デバッグ</h2><p>リクエストごとに変わるヘッダーによりプールが再利用されなかったことがメモリリークの原因でした。</p>",
+            "リクエストごとに変わるヘッダーによりプールが再利用されなかったことがメモリリークの原因でした。",
+        ),
+    ],
+)
+def test_root_cause_evidence_takes_the_sentence_that_states_the_cause(title: str, body: str, statement: str) -> None:
+    quotes = [e.quote for e in draft(title, body).evidence.get("root_cause") or []]
+    assert statement in quotes
+    assert not any("began investigating the root cause" in q for q in quotes)
