@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from extractors.draft.evidence import (
     Context,
@@ -16,6 +17,7 @@ from extractors.draft.evidence import (
     sentence_evidence,
     squeeze,
 )
+from extractors.draft.lexicon import Lexicon
 from extractors.draft.negation import negated
 
 MAX_QUOTES = 4
@@ -79,19 +81,26 @@ def _count_in(ctx: Context, s: Sentence) -> re.Match[str] | None:
     return memo[s.start]
 
 
+@cache
+def _not_impact() -> Lexicon:
+    c = cues()
+    return cue_pattern([*c["not_summary"], *c["counterfactual"], *c["apology"]])
+
+
 def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     section = [s for s in ctx.by_role("impact") if s.kind != "code"]
     if section:
         return section, "heading"
     cued = ctx.cue_counts(field_cue("impact"))
     # Impact is told anywhere but in plans and lessons: summaries, cause sections, timelines.
-    # Nor in the greeting or the author's introduction ("Hi everyone, I'm Kim").
-    preamble = cue_pattern(cues()["not_summary"])
+    # Nor in the greeting or the author's introduction ("Hi everyone, I'm Kim"), in what would or
+    # could have happened ("the bug could have corrupted uploads"), or in an apology ("we apologize
+    # to everyone affected").
+    skip = ("skip", "action_items", "lessons", "remediation", "contributing")
     near = [
         s
         for s in ctx.sentences
-        if s.role not in ("skip", "action_items", "lessons", "remediation", "contributing")
-        and not (s.start in cued and preamble.search(s.text.lower()))
+        if s.role not in skip and not (s.start in cued and _not_impact().search(s.text.lower()))
     ]
     scored = []
     # A sentence this short is a label or a heading; Japanese and Chinese say as much in half the
@@ -123,7 +132,9 @@ def draft_impact(ctx: Context) -> Found:
         impact["scope"] = squeeze(" ".join(s.text for s in chosen))
         scope_q = [sentence_evidence(ctx, s) for s in chosen]
         found.put("impact.scope", None, scope_q, confidence(0.6 if method == "heading" else 0.35, method))
-        quotes += scope_q
+        # The scope is short; its evidence is every sentence that told it (a long first sentence
+        # must not hide the others).
+        quotes += scope_q + [sentence_evidence(ctx, s) for s in sentences[len(chosen) : MAX_CUE_QUOTES]]
     # Membership by start offset: sentences are disjoint spans, and comparing dataclasses field by
     # field in `in` over lists cost more than all the searches here.
     taken = {s.start for s in sentences}

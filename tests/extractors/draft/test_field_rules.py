@@ -195,3 +195,58 @@ def test_root_cause_evidence_takes_the_sentence_that_states_the_cause(title: str
     quotes = [e.quote for e in draft(title, body).evidence.get("root_cause") or []]
     assert statement in quotes
     assert not any("began investigating the root cause" in q for q in quotes)
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "counterfactual", "real"),
+    [
+        (
+            "Upload errors on May 2",
+            "<p>The bug could have corrupted uploads for all users if it had run longer.</p>"
+            "<p>For 20 minutes, uploads failed for about 300 users.</p>"
+            "<p>We apologize to everyone affected by this outage.</p>",
+            "The bug could have corrupted uploads for all users if it had run longer.",
+            "For 20 minutes, uploads failed for about 300 users.",
+        ),
+        (
+            "5월 2일 업로드 오류",
+            "<p>버그가 더 오래 실행되었다면 모든 사용자의 업로드가 손상될 수도 있었습니다.</p>"
+            "<p>20분 동안 약 300명의 사용자가 업로드할 수 없었습니다.</p>"
+            "<p>불편을 드려 모든 사용자분들께 사과드립니다.</p>",
+            "버그가 더 오래 실행되었다면 모든 사용자의 업로드가 손상될 수도 있었습니다.",
+            "20분 동안 약 300명의 사용자가 업로드할 수 없었습니다.",
+        ),
+        (
+            "5月2日のアップロードエラー",
+            "<p>バグがもっと長く動いていれば、すべてのユーザーのアップロードが壊れる恐れがあった。</p>"
+            "<p>20分間、約300人のユーザーがアップロードできなくなりました。</p>"
+            "<p>すべての利用者の皆様にご迷惑をおかけしたことをお詫び申し上げます。</p>",
+            "バグがもっと長く動いていれば、すべてのユーザーのアップロードが壊れる恐れがあった。",
+            "20分間、約300人のユーザーがアップロードできなくなりました。",
+        ),
+    ],
+)
+def test_impact_is_what_happened_not_what_could_have_or_an_apology(
+    title: str, body: str, counterfactual: str, real: str
+) -> None:
+    d = draft(title, body)
+    quotes = [e.quote for e in d.evidence.get("impact") or []]
+    assert real in quotes
+    assert counterfactual not in quotes
+    assert not any("apologize" in q or "사과드립니다" in q or "お詫び" in q for q in quotes)
+
+
+def test_impact_evidence_holds_every_sentence_that_told_it() -> None:
+    long_first = (
+        "Between 21:27 UTC on July 30 and 07:27 UTC on July 31 the website, the package API and the diff "
+        "service were running with expired certificates and could not be reached over secure connections "
+        "by any client, browser or build tool that checks certificates."
+    )
+    d = draft(
+        "Expired certificates",
+        f"<p>{long_first}</p><p>All of the API features, publishing and searching packages, were affected.</p>"
+        "<h2>Root cause</h2><p>The renewal job had been removed.</p>",
+    )
+    quotes = [e.quote for e in d.evidence.get("impact") or []]
+    assert long_first in quotes
+    assert "All of the API features, publishing and searching packages, were affected." in quotes
