@@ -141,6 +141,23 @@ def _response_words() -> Lexicon:
     return cue_pattern([*t["fix_words"], *t["resolve"]])
 
 
+# Of the lessons' budget, the share a "what went well" list may take when the page also lists
+# its problems: a retrospective's lessons are both.
+LESSONS_SHARE = 0.5
+
+
+def _retrospective(ctx: Context, lessons: list[Sentence], limit: int) -> list[Sentence]:
+    """The lessons of a page, and the first items of its problems list ("What went wrong",
+    課題, 문제점: the contributing role, told as a list) when it has one: a retrospective's
+    lessons are what went well and what did not."""
+    problems = [s for s in ctx.by_role("contributing") if s.kind == "list_item"]
+    if not problems:
+        return take(lessons, limit)
+    first = take(lessons, int(limit * LESSONS_SHARE))
+    used = sum(len(s.text) + 1 for s in first)
+    return sorted(first + take(problems, max(1, limit - used)), key=lambda s: s.start)
+
+
 def draft_text_field(ctx: Context, name: str) -> Found:
     found = Found()
     lang = ctx.lang
@@ -148,7 +165,9 @@ def draft_text_field(ctx: Context, name: str) -> Found:
     in_section = [s for s in ctx.by_role(name) if s.kind != "code"]
     if name == "summary":
         in_section = _no_preamble(in_section)
-    if in_section:
+    if in_section and name == "lessons":
+        chosen, conf = _retrospective(ctx, in_section, limit), confidence(0.75, "heading")
+    elif in_section:
         chosen, conf = take(in_section, limit), confidence(0.75, "heading")
     elif name == "summary":
         chosen, conf = take(_no_preamble(_lead(ctx)), limit), confidence(0.6, "rule")

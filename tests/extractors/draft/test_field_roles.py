@@ -75,7 +75,7 @@ def test_a_label_ends_at_the_paragraph_after_its_list() -> None:
         ("아쉬운 점", "주말 온콜 담당자가 지정되어 있지 않았습니다."),
     ],
 )
-def test_the_problems_list_is_neither_lessons_nor_remediation(heading: str, problem: str) -> None:
+def test_the_problems_list_is_no_remediation_and_counts_as_contributing(heading: str, problem: str) -> None:
     data = page(
         "Checkout outage",
         "<p>Checkout failed for every customer for an hour on May 2.</p><h2>Root cause</h2>"
@@ -83,8 +83,11 @@ def test_the_problems_list_is_neither_lessons_nor_remediation(heading: str, prob
         f"<h2>{heading}</h2><ul><li>{problem}</li></ul>"
         "<h2>Lessons learned</h2><p>Config changes need a canary stage before they reach production.</p>",
     )
-    assert problem not in quotes(data, "lessons")
     assert problem not in quotes(data, "remediation")
+    doc = draft_page(data, url="https://e.example/p/").document
+    assert {s.role for s in Context(doc).sentences if s.text == problem} == {"contributing"}
+    # The lessons keep the page's own lessons first (the problems list may follow them).
+    assert any("canary" in q for q in quotes(data, "lessons"))
 
 
 # Contributing factors are lacks: a mention counts more in a sentence that states one.
@@ -127,3 +130,59 @@ def test_a_contributing_factor_is_stated_as_a_lack(title: str, lacking: str, wor
 
     assert "monitoring-gap" in contributing(lacking)
     assert "monitoring-gap" not in contributing(working)
+
+
+@pytest.mark.parametrize(
+    ("heading", "role"),
+    [
+        # Korean and Japanese put the head noun last: the phrase that ends the heading names it.
+        ("대응 과정의 문제점", "contributing"),
+        ("잘 대응한 점", "lessons"),
+        ("正しく対応できたこと", "lessons"),
+        ("対応できなかったこと", "contributing"),
+        ("当時の対応について", "remediation"),
+        ("장애 원인 분석", "root_cause"),
+        ("Things we did well", "lessons"),
+        ("What went wrong during the response", "contributing"),
+    ],
+)
+def test_went_well_and_problems_headings(heading: str, role: str) -> None:
+    from schema.headings import heading_role
+
+    assert heading_role(heading) == role
+
+
+RETRO = [
+    (
+        "Checkout outage",
+        "<p>Checkout failed for every customer for an hour on May 2.</p><h2>Recovery</h2>"
+        "<p>We shipped a hotfix that skips the broken migration.</p><h2>Our response</h2>"
+        "<h3>What went well</h3><ul><li>The on-call engineer started within minutes.</li></ul>"
+        "<h3>What went wrong</h3><ul><li>The release went to every user at once.</li></ul>",
+        "We shipped a hotfix that skips the broken migration.",
+        "The on-call engineer started within minutes.",
+        "The release went to every user at once.",
+    ),
+    (
+        "決済の障害",
+        "<p>5月2日、1時間にわたり全てのお客様の決済が失敗しました。</p><h2>復旧方法</h2>"
+        "<p>壊れたマイグレーションを飛ばすHotfixをリリースしました。</p><h2>当時の対応について</h2>"
+        "<h3>正しく対応できたこと</h3><ul><li>担当者が数分で対応を開始できた</li></ul>"
+        "<h3>課題</h3><ul><li>全ての利用者に一度にリリースした</li></ul>",
+        "壊れたマイグレーションを飛ばすHotfixをリリースしました。",
+        "担当者が数分で対応を開始できた",
+        "全ての利用者に一度にリリースした",
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "body", "fix", "went_well", "problem"), RETRO)
+def test_remediation_is_the_fix_and_lessons_are_the_retrospective(
+    title: str, body: str, fix: str, went_well: str, problem: str
+) -> None:
+    data = page(title, body)
+    remediation = quotes(data, "remediation")
+    assert fix in remediation
+    assert went_well not in remediation and problem not in remediation
+    lessons = quotes(data, "lessons")
+    assert went_well in lessons and problem in lessons
