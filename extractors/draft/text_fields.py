@@ -205,7 +205,31 @@ def draft_trigger(ctx: Context) -> Found:
 
 
 def draft_detection(ctx: Context) -> Found:
-    return draft_text_field(ctx, "detection")
+    found = draft_text_field(ctx, "detection")
+    if found.confidence.get("detection") and found.confidence["detection"].method == "heading":
+        return found
+    # The first report or alert of a timeline ("16:17 - Issue #517 posted: the app won't start")
+    # is when the incident was noticed; it goes first, before the cue sentences.
+    first = first_noticed(ctx)
+    if first is None:
+        return found
+    lead = sentence_evidence(ctx, first)
+    others = [q for q in found.evidence.get("detection", []) if (q.start, q.end) != (lead.start, lead.end)]
+    text = "\n\n".join(squeeze(q.quote) for q in [lead, *others])
+    out = Found()
+    out.put("detection", {ctx.lang: text}, [lead, *others], confidence(0.45, "rule"))
+    return out
+
+
+def first_noticed(ctx: Context) -> Sentence | None:
+    """The earliest dated sentence that tells a report, an alert or the response starting (a
+    timeline entry, or a "First detected: 08:56" line), outside plans and lessons."""
+    from extractors.draft.moments import moments
+
+    cued = ctx.cue_counts(field_cue("detection"))
+    plans = ("skip", "action_items", "lessons", "remediation")
+    told = [m for m in moments(ctx) if m.sentence.role not in plans and m.sentence.start in cued]
+    return min(told, key=lambda m: m.at).sentence if told else None
 
 
 def draft_symptoms_text(ctx: Context) -> Found:

@@ -250,3 +250,35 @@ def test_impact_evidence_holds_every_sentence_that_told_it() -> None:
     quotes = [e.quote for e in d.evidence.get("impact") or []]
     assert long_first in quotes
     assert "All of the API features, publishing and searching packages, were affected." in quotes
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "first_report"),
+    [
+        (
+            "App crash after v2.0",
+            "<p>Version 2.0 crashed on start for many users. We noticed the reports quickly, and our alerts fired later.</p>"
+            "<h2>Timeline</h2><ul><li>14:05 - v2.0 released</li>"
+            "<li>14:20 - A user opened issue #12: the app does not start</li>"
+            "<li>15:10 - v2.0.1 released with the fix</li></ul>",
+            "14:20 - A user opened issue #12: the app does not start",
+        ),
+        (
+            "v2.0 배포 후 앱 실행 불가",
+            "<p>2.0 버전이 많은 사용자에게서 실행 직후 종료되었습니다. 제보를 받고 빠르게 인지했습니다.</p>"
+            "<h2>타임라인</h2><ul><li>14:05 - v2.0 배포</li><li>14:20 - 사용자 제보 접수: 앱이 실행되지 않음</li>"
+            "<li>15:10 - 수정된 v2.0.1 배포</li></ul>",
+            "14:20 - 사용자 제보 접수: 앱이 실행되지 않음",
+        ),
+        (
+            "v2.0リリース後の起動不能",
+            "<p>バージョン2.0が多くの利用者の端末で起動直後に終了しました。問い合わせで気付きました。</p>"
+            "<h2>タイムライン</h2><ul><li>14:05 - v2.0リリース</li><li>14:20 - GitHub Issue #12 「起動しない」投稿</li>"
+            "<li>15:10 - 修正版v2.0.1リリース</li></ul>",
+            "14:20 - GitHub Issue #12 「起動しない」投稿",
+        ),
+    ],
+)
+def test_detection_is_the_first_report_of_the_timeline(title: str, body: str, first_report: str) -> None:
+    quotes = [e.quote for e in draft(title, body).evidence.get("detection") or []]
+    assert quotes and quotes[0] == first_report
