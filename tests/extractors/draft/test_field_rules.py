@@ -282,3 +282,15 @@ def test_impact_evidence_holds_every_sentence_that_told_it() -> None:
 def test_detection_is_the_first_report_of_the_timeline(title: str, body: str, first_report: str) -> None:
     quotes = [e.quote for e in draft(title, body).evidence.get("detection") or []]
     assert quotes and quotes[0] == first_report
+
+
+def test_the_trigger_is_the_change_and_never_the_fix() -> None:
+    d = draft(
+        "Checkout outage on May 2",
+        "<p>On May 2 checkout failed for every customer for 40 minutes after a config change.</p>"
+        "<p>We reverted the config change at 14:38 and checkout recovered.</p>"
+        "<h2>Root cause</h2><p>The new config referenced a table that did not exist yet.</p>",
+    )
+    quotes = [e.quote for e in d.evidence.get("trigger") or []]
+    assert "On May 2 checkout failed for every customer for 40 minutes after a config change." in quotes
+    assert not any("reverted" in q for q in quotes)
