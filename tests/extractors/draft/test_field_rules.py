@@ -294,3 +294,21 @@ def test_the_trigger_is_the_change_and_never_the_fix() -> None:
     quotes = [e.quote for e in d.evidence.get("trigger") or []]
     assert "On May 2 checkout failed for every customer for 40 minutes after a config change." in quotes
     assert not any("reverted" in q for q in quotes)
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "Contents: Background, What happened, Root cause, Timeline, Lessons learned and next steps for the team",
+        "This post was written by Jane Doe, a site reliability engineer on the payments platform team.",
+    ],
+)
+def test_the_summary_is_never_a_table_of_contents_or_a_byline(opening: str) -> None:
+    d = draft(
+        "Outage on May 2",
+        f"<p>{opening}</p><p>On May 2 checkout failed for every customer for 40 minutes after a config change.</p>"
+        "<h2>Root cause</h2><p>The config referenced a missing table.</p>",
+    )
+    summary = d.record.summary["en"]
+    assert opening not in summary
+    assert summary.startswith("On May 2 checkout failed")
