@@ -40,9 +40,15 @@ REQUEST_NOUNS = (
 )
 USER_NOUNS = PEOPLE_NOUNS + "|" + REQUEST_NOUNS
 _PEOPLE_TAIL = re.compile(rf"(?i)(?:{PEOPLE_NOUNS})$")
+# Counter words that follow their number directly (900명, 300人, 12社, 5件): no words between.
+COUNTERS = r"명|곳|건|人|名|社|件"
+_WORD_NOUNS = "|".join(n for n in USER_NOUNS.split("|") if n not in COUNTERS.split("|"))
+# A number: not part of an identifier, a version, a date or a clock time (no '#', letter, ':', '.',
+# ',', '/' or '-' before it), and ending in a digit ("2023-07-20, our users" and "3. 요청" are none).
+_NUMBER = r"(?<![#.:,/\-A-Za-z0-9])\d(?:[\d,.]*\d)?\s*(?:%|percent|万|만|억|k\b|million|thousand)?"
 COUNT = re.compile(
-    rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
-    rf"(?<![#.:,A-Za-z0-9])\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:(?!\d)[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
+    rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*{_NUMBER}"
+    rf"(?:\s*(?:of\s+(?:all\s+|our\s+)?)?(?:(?!\d)[\w\-]+\s+){{0,2}}(?:{_WORD_NOUNS})|\s?(?:{COUNTERS}))"
 )
 _DIGIT = re.compile(r"\d")
 

@@ -312,3 +312,21 @@ def test_the_summary_is_never_a_table_of_contents_or_a_byline(opening: str) -> N
     summary = d.record.summary["en"]
     assert opening not in summary
     assert summary.startswith("On May 2 checkout failed")
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("On May 2 about 900 users could not log in.", "about 900 users"),
+        ("에러 타입 약 20개가 1000회 넘게 찍혔고, 10번이 넘는 에러를 겪은 사용자가 900명이 넘었습니다.", "900명"),
+        ("約300人のユーザーがログインできませんでした。", "約300人"),
+        ("For 13 minutes on 2023-07-20, our users saw errors.", None),  # a date is no count
+        ("3. 요청 처리 방식을 바꿨습니다.", None),  # a list number is no count
+        ("2023년 5월 4에 명령을 실행했습니다.", None),  # a counter follows its number directly
+    ],
+)
+def test_users_are_counted_with_their_unit(text: str, count: str | None) -> None:
+    from extractors.draft.impact import _count
+
+    m = _count(text)
+    assert (m.group(0).strip() if m else None) == count
