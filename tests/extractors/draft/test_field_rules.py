@@ -330,3 +330,39 @@ def test_users_are_counted_with_their_unit(text: str, count: str | None) -> None
 
     m = _count(text)
     assert (m.group(0).strip() if m else None) == count
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "API障害",
+            "<p>5月2日、APIが20分間停止しました。データの損失はありませんでした。データ消失も発生しておりません。</p>"
+            "<h2>原因</h2><p>ソフトウェアのバグでワーカーが停止しました。</p>",
+        ),
+        (
+            "API 장애",
+            "<p>5월 2일 API가 20분 동안 중단되었습니다. 데이터 손실 없이 복구되었습니다.</p>"
+            "<h2>원인</h2><p>소프트웨어 버그로 워커가 종료되었습니다.</p>",
+        ),
+        (
+            "API outage",
+            "<p>On May 2 the API was down for 20 minutes. No data was lost. If the bug had run longer it would "
+            "have corrupted data.</p><h2>Root cause</h2><p>A software bug crashed the workers.</p>",
+        ),
+    ],
+)
+def test_denied_and_counterfactual_losses_are_no_symptom(title: str, body: str) -> None:
+    symptoms = draft(title, body).record.symptoms or []
+    assert "data-loss" not in symptoms and "data-corruption" not in symptoms
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        ("ログイン障害", "<p>5月2日、30分間ログインできませんでした。</p><h2>原因</h2><p>設定ミス。</p>"),
+        ("로그인 장애", "<p>5월 2일 30분 동안 로그인할 수 없었습니다.</p><h2>원인</h2><p>설정 오류.</p>"),
+    ],
+)
+def test_could_not_is_a_symptom_not_a_denial(title: str, body: str) -> None:
+    assert "login-failure" in (draft(title, body).record.symptoms or [])
