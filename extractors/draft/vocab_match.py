@@ -214,6 +214,7 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
         for aliases in t.aliases.values():
             forms.update(aliases)
         forms = {f.strip() for f in forms if f and len(f.strip()) >= 2}
+        forms -= set(settings().get("dropped_forms", {}).get(kind, {}).get(term, []))
         weak = set(settings()["weak_forms"].get(kind, {}).get(term, [])) & forms
         forms -= weak
         needs = settings().get("context_forms", {}).get(kind, {}).get(term)

@@ -366,3 +366,18 @@ def test_denied_and_counterfactual_losses_are_no_symptom(title: str, body: str) 
 )
 def test_could_not_is_a_symptom_not_a_denial(title: str, body: str) -> None:
     assert "login-failure" in (draft(title, body).record.symptoms or [])
+
+
+def test_taken_down_is_no_outage_but_was_down_is() -> None:
+    taken = draft(
+        "Phishing campaign against our users",
+        "<p>A phishing site imitated our login page and 4 user accounts were phished.</p>"
+        "<p>The phishing domain has been taken down. We narrowed down the senders.</p>"
+        "<h2>Root cause</h2><p>Attackers registered a look-alike domain.</p>",
+    ).record
+    assert "full-outage" not in (taken.symptoms or [])
+    down = draft(
+        "Outage on May 2",
+        "<p>On May 2 the website was down for two hours.</p><h2>Root cause</h2><p>A disk filled up.</p>",
+    ).record
+    assert "full-outage" in (down.symptoms or [])
