@@ -381,3 +381,28 @@ def test_taken_down_is_no_outage_but_was_down_is() -> None:
         "<p>On May 2 the website was down for two hours.</p><h2>Root cause</h2><p>A disk filled up.</p>",
     ).record
     assert "full-outage" in (down.symptoms or [])
+
+
+@pytest.mark.parametrize(
+    ("title", "body"),
+    [
+        (
+            "Account takeover of 12 users",
+            "<p>On May 2 attackers used leaked passwords to log in to 12 accounts that had no two-factor "
+            "authentication.</p><h2>Root cause</h2><p>Credential stuffing with passwords reused from another breach; "
+            "our login did not rate-limit failed attempts.</p>",
+        ),
+        (
+            "12개 계정 탈취",
+            "<p>5월 2일 공격자가 유출된 비밀번호로 2단계 인증이 없는 계정 12개에 로그인했습니다.</p>"
+            "<h2>원인</h2><p>다른 서비스에서 유출된 비밀번호를 이용한 공격이었고, 로그인 실패 횟수를 제한하지 않았습니다.</p>",
+        ),
+        (
+            "12アカウントの乗っ取り",
+            "<p>5月2日、攻撃者が流出したパスワードで二要素認証のない12のアカウントにログインしました。</p>"
+            "<h2>原因</h2><p>他サービスから流出したパスワードによる攻撃で、ログイン失敗の回数を制限していませんでした。</p>",
+        ),
+    ],
+)
+def test_an_account_takeover_names_identity_and_auth(title: str, body: str) -> None:
+    assert "identity-auth" in (draft(title, body).record.components or [])
