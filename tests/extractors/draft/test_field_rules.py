@@ -406,3 +406,30 @@ def test_taken_down_is_no_outage_but_was_down_is() -> None:
 )
 def test_an_account_takeover_names_identity_and_auth(title: str, body: str) -> None:
     assert "identity-auth" in (draft(title, body).record.components or [])
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "component"),
+    [
+        (
+            "Slow static pages",
+            "<p>On May 2 static pages took tens of seconds to load.</p><h2>Root cause</h2>"
+            "<p>The HAProxy host in front of the web servers ran out of TCP memory.</p>",
+            "load-balancer",
+        ),
+        (
+            "静的コンテンツの遅延",
+            "<p>5月2日、静的コンテンツの配信が数十秒遅延しました。</p><h2>原因</h2>"
+            "<p>Web サーバーの前段の haproxy ホストで TCP のメモリが不足していました。</p>",
+            "load-balancer",
+        ),
+        (
+            "Leaked deploy key",
+            "<p>On May 2 a deploy key leaked through the logs of our CircleCI builds.</p><h2>Root cause</h2>"
+            "<p>A CI job printed its environment, including the key.</p>",
+            "ci-cd",
+        ),
+    ],
+)
+def test_products_named_by_their_kind(title: str, body: str, component: str) -> None:
+    assert component in (draft(title, body).record.components or [])
