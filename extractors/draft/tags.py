@@ -93,8 +93,11 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
             w *= _sentence_factor(ctx, kind, sent, cue_boost)
         # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}
+        lacking = sent is not None and _tells_lack(ctx, sent)
         for i, a, b in hits:
             m = every[i]
+            if m.needs_lack and not lacking:
+                continue  # "monitoring" where no lack is told
             verdict = _reported(ctx, kind, m, text, a, b)
             if verdict != "reported":
                 excluded.update([m.term] if verdict == "ruled out" else [])
@@ -158,6 +161,14 @@ def _partial_not_full(scores: dict[str, Score]) -> None:
     total = _totality_words()
     if not any(s is not None and total.search(s.text.lower()) for _w, s, _a, _b in full.sentences or []):
         del scores["full-outage"]
+
+
+def _tells_lack(ctx: Context, sent: Sentence) -> bool:
+    """Whether a sentence tells a lack or a hindsight, or stands under a problems, lessons or
+    plans heading (where every item is one)."""
+    if sent.role in settings()["lack_only"]["roles"]:
+        return True
+    return sent.start in ctx.cue_counts(_lack_words())
 
 
 @cache

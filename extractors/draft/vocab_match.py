@@ -74,6 +74,9 @@ class Matcher:
     # Ambiguous forms ("API server" is kube-apiserver only on a Kubernetes page): they count only
     # where the page also names this context (data/tags.json "context_forms").
     context: re.Pattern[str] | None = None
+    # A cue that counts only in a sentence that tells a lack, or in a problems, lessons or plans
+    # section ("monitoring" is no monitoring gap; "there was no monitoring" is).
+    needs_lack: bool = False
 
 
 _SEPARATORS = re.compile(r"[\s\-]+")
@@ -240,15 +243,23 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
                 Matcher(term, re.compile("|".join(_form_pattern(f) for f in upper)), 1.0, tuple(upper))
             )
     # Cue phrases: words that point at a term without naming it ("attacker" -> security-breach).
+    # Cue phrases that name the thing whose lack is the term ("monitoring", "tests", 手順) count
+    # only where a lack is told (data/tags.json "lack_only"; see extractors/draft/tags.py).
     factor = settings()["cue_factor"]
+    lack_only = settings().get("lack_only", {}).get(kind, {})
     for term, phrases in sorted(settings()["cues"].get(kind, {}).items()):
-        cue_forms = sorted({p for p in phrases if p}, key=len, reverse=True)
-        out.append(
-            Matcher(
-                term,
-                re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I),
-                factor,
-                tuple(cue_forms),
+        weak = set(lack_only.get(term, []))
+        for needs_lack, group in ((False, {p for p in phrases if p and p not in weak}), (True, weak)):
+            cue_forms = sorted(group, key=len, reverse=True)
+            if not cue_forms:
+                continue
+            out.append(
+                Matcher(
+                    term,
+                    re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I),
+                    factor,
+                    tuple(cue_forms),
+                    needs_lack=needs_lack,
+                )
             )
-        )
     return tuple(out)

@@ -186,3 +186,37 @@ def test_remediation_is_the_fix_and_lessons_are_the_retrospective(
     assert went_well not in remediation and problem not in remediation
     lessons = quotes(data, "lessons")
     assert went_well in lessons and problem in lessons
+
+
+NEUTRAL_MONITORING = [
+    (
+        "Cache latency on May 2",
+        "<p>On May 2 cache reads slowed down for an hour.</p>"
+        "<p>We run Prometheus for monitoring every cache node.</p>"
+        "<p>The monitoring dashboards showed the read latency rising at 10:02.</p>"
+        "<p>Monitoring also showed the eviction rate climbing.</p>"
+        "<p>We kept monitoring the cluster after the fix.</p>",
+    ),
+    (
+        "5월 2일 캐시 지연",
+        "<p>5월 2일 한 시간 동안 캐시 읽기가 느려졌습니다.</p>"
+        "<p>모든 캐시 노드는 Prometheus로 모니터링하고 있습니다.</p>"
+        "<p>모니터링 대시보드에서 10시 2분부터 지연이 늘어나는 것을 확인했습니다.</p>"
+        "<p>모니터링 지표에서 eviction 비율도 올라갔습니다.</p>"
+        "<p>수정 후에도 클러스터를 계속 모니터링했습니다.</p>",
+    ),
+    (
+        "5月2日のキャッシュ遅延",
+        "<p>5月2日、1時間にわたりキャッシュの読み込みが遅くなりました。</p>"
+        "<p>すべてのキャッシュノードを Prometheus で監視しています。</p>"
+        "<p>監視ダッシュボードで10時2分から遅延の増加を確認しました。</p>"
+        "<p>監視の指標ではエビクション率も上がっていました。</p>"
+        "<p>修正後もクラスタの監視を続けました。</p>",
+    ),
+]
+
+
+@pytest.mark.parametrize(("title", "body"), NEUTRAL_MONITORING)
+def test_monitoring_that_worked_is_no_monitoring_gap(title: str, body: str) -> None:
+    record = draft_page(page(title, body), url="https://e.example/p/").draft.record
+    assert "monitoring-gap" not in (record.contributing or [])
