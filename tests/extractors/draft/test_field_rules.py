@@ -433,3 +433,40 @@ def test_an_account_takeover_names_identity_and_auth(title: str, body: str) -> N
 )
 def test_products_named_by_their_kind(title: str, body: str, component: str) -> None:
     assert component in (draft(title, body).record.components or [])
+
+
+@pytest.mark.parametrize(
+    ("url", "head", "body", "slug"),
+    [
+        # The page names a publisher the domain does not spell: the slug is the publisher's.
+        ("https://blog.jupyter.example/2024/05/outage/", '<meta property="og:site_name" content="Binder">', "", "binder"),
+        (
+            "https://sre.example.net/outage",
+            "",
+            "<p>The Widget SRE team fixed it within the hour.</p><p>The Widget team thanks everyone.</p>",
+            "widget",
+        ),
+        # The domain spells the publisher's name, whole or cut short: the domain's slug stays.
+        (
+            "https://blog.pypi.example/posts/outage/",
+            '<meta property="og:site_name" content="Python Package Index">',
+            "",
+            "pypi",
+        ),
+        (
+            "https://engineering.example-corp.io/posts/outage",
+            '<meta property="og:site_name" content="Example Corp Engineering Blog">',
+            "",
+            "example-corp",
+        ),
+        # A blog on a shared host is the subdomain's, not the post path's.
+        ("https://acme-eng.medium.com/outage-123", "", "", "acme-eng"),
+    ],
+)
+def test_org_slug_is_the_publishers(url: str, head: str, body: str, slug: str) -> None:
+    html = (
+        f"<html><head><title>Outage on May 2</title>{head}</head><body><article><h1>Outage on May 2</h1>"
+        "<p>On May 2 builds failed for every user for two hours after a config change.</p>"
+        f"{body}<h2>Root cause</h2><p>A bad config.</p></article></body></html>"
+    )
+    assert draft_page(html.encode(), url=url).draft.record.org_slug == slug
