@@ -49,7 +49,12 @@ _KO_AFTER = (
 )
 
 
-def _form_pattern(form: str, strict: bool = True) -> str:
+# Kinds whose terms are things (nouns): their Latin forms take a plural, not a verb's endings
+# ("switch" is no "switched", "cache" no "cached": the word names an act, not the thing).
+NOUN_KINDS: frozenset[str] = frozenset({"components", "domains"})
+
+
+def _form_pattern(form: str, strict: bool = True, noun: bool = False) -> str:
     esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
     if not strict and not _is_latin(form):
         return esc  # cue stems (느려, できなく) are matched inside words
@@ -60,7 +65,8 @@ def _form_pattern(form: str, strict: bool = True) -> str:
     if _is_latin(form):
         # Whole words: "CA" must not match "cache", "edge" not "knowledge"; a plural s is allowed.
         # Inflections of single words count too (upgrade -> upgraded, upgrading).
-        suffix = r"(?:s|es|d|ed|ing)?" if " " not in form and form.islower() else r"(?:s|es)?"
+        verb = " " not in form and form.islower() and not noun
+        suffix = r"(?:s|es|d|ed|ing)?" if verb else r"(?:s|es)?"
         return rf"(?<![\w\-/.]){esc}{suffix}(?![\w])" if form[-1:].isalnum() else rf"(?<![\w]){esc}"
     return esc
 
@@ -210,6 +216,7 @@ def candidates_by_sentence(
 def matchers(kind: Kind) -> tuple[Matcher, ...]:
     """One regex per term over its key, labels and aliases in every language."""
     out = []
+    noun = kind in NOUN_KINDS
     for term, t in vocabulary(kind).terms.items():
         if term == "unknown":
             continue
@@ -223,20 +230,25 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
         needs = settings().get("context_forms", {}).get(kind, {}).get(term)
         if needs and (ambiguous := set(needs["forms"]) & forms):
             forms -= ambiguous
-            pattern = "|".join(_form_pattern(f) for f in sorted(ambiguous, key=len, reverse=True))
+            pattern = "|".join(_form_pattern(f, noun=noun) for f in sorted(ambiguous, key=len, reverse=True))
             context = "|".join(_form_pattern(f) for f in sorted(needs["context"], key=len, reverse=True))
             out.append(
                 Matcher(term, re.compile(pattern, re.I), 1.0, tuple(ambiguous), re.compile(context, re.I))
             )
         if weak:
-            pattern = "|".join(_form_pattern(f) for f in sorted(weak, key=len, reverse=True))
+            pattern = "|".join(_form_pattern(f, noun=noun) for f in sorted(weak, key=len, reverse=True))
             out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))
         # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
         upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
         rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)
         if rest:
             out.append(
-                Matcher(term, re.compile("|".join(_form_pattern(f) for f in rest), re.I), 1.0, tuple(rest))
+                Matcher(
+                    term,
+                    re.compile("|".join(_form_pattern(f, noun=noun) for f in rest), re.I),
+                    1.0,
+                    tuple(rest),
+                )
             )
         if upper:
             out.append(

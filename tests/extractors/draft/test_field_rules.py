@@ -470,3 +470,18 @@ def test_org_slug_is_the_publishers(url: str, head: str, body: str, slug: str) -
         f"{body}<h2>Root cause</h2><p>A bad config.</p></article></body></html>"
     )
     assert draft_page(html.encode(), url=url).draft.record.org_slug == slug
+
+
+def test_a_verb_that_spells_a_component_is_not_the_component() -> None:
+    acted = draft(
+        "Origin overload on May 2",
+        "<p>On May 2 the origin was overloaded and pages failed for an hour.</p><h2>Root cause</h2>"
+        "<p>We switched traffic to the backup origin and switched the rules back, then we switched again.</p>",
+    ).record
+    assert "network-fabric" not in (acted.components or [])
+    thing = draft(
+        "Network outage on May 2",
+        "<p>On May 2 the office network failed for an hour.</p><h2>Root cause</h2>"
+        "<p>The core switch failed and the backup switch did not take over.</p>",
+    ).record
+    assert "network-fabric" in (thing.components or [])
