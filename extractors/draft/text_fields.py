@@ -36,6 +36,8 @@ CUE_ROLE_WEIGHT = {
         "trigger": 3.0,
         "action_items": 0.0,
         "lessons": 0.0,
+        # The response and the problems list come after the start: a fix is never the trigger.
+        "remediation": 0.0,
     },
     "detection": {"timeline": 2.0, "detection": 3.0, "summary": 1.2},
     # What users or operators saw: never the cause, the problems list, the fix or the plans (a

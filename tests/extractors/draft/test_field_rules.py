@@ -485,3 +485,13 @@ def test_a_verb_that_spells_a_component_is_not_the_component() -> None:
         "<p>The core switch failed and the backup switch did not take over.</p>",
     ).record
     assert "network-fabric" in (thing.components or [])
+
+
+def test_a_step_of_the_resolution_is_never_the_trigger() -> None:
+    d = draft(
+        "Pods evicted on May 2",
+        "<p>On May 2 user workloads were evicted and services were unavailable for two hours.</p>"
+        "<h2>Resolution</h2><p>A new node group with 20 nodes was deployed manually to spread the workloads.</p>",
+    )
+    quotes = [e.quote for e in d.evidence.get("trigger") or []]
+    assert not any("node group" in q for q in quotes)
