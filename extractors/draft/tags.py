@@ -276,11 +276,16 @@ def _stated_elsewhere(ctx: Context) -> list[Sentence]:
             continue
         low = s.text.lower()
         hit = statement.search(low)
-        if hit is not None and not negation.negated(low, hit.start(), hit.end()):
+        if hit is not None and not negation.negated(low, hit.start(), hit.end()) and not _hedge().search(low):
             out.append(s)
         if len(out) >= MAX_STATED:
             break
     return out
+
+
+@cache
+def _hedge() -> Lexicon:
+    return cue_pattern(cues()["hedge"])
 
 
 @cache

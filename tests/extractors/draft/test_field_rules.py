@@ -495,3 +495,30 @@ def test_a_step_of_the_resolution_is_never_the_trigger() -> None:
     )
     quotes = [e.quote for e in d.evidence.get("trigger") or []]
     assert not any("node group" in q for q in quotes)
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "stated", "guessed"),
+    [
+        (
+            "Regression in release 2.1.1",
+            "<p>Release 2.1.1 changed the return type of a common method and broke several libraries.</p>"
+            "<p>At first we thought the problem happened because of the new compiler.</p>"
+            "<p>The regression happened because one commit was left out of the backport.</p>",
+            "The regression happened because one commit was left out of the backport.",
+            "At first we thought the problem happened because of the new compiler.",
+        ),
+        (
+            "2.1.1 릴리스의 회귀",
+            "<p>2.1.1 릴리스에서 자주 쓰이는 메소드의 반환형이 바뀌어 여러 라이브러리가 깨졌습니다.</p>"
+            "<p>처음에는 새 컴파일러가 달라져서 생겼을 것이라 생각했습니다.</p>"
+            "<p>이 사고는 한 커밋의 백포트를 빼먹어서 생겼습니다.</p>",
+            "이 사고는 한 커밋의 백포트를 빼먹어서 생겼습니다.",
+            "처음에는 새 컴파일러가 달라져서 생겼을 것이라 생각했습니다.",
+        ),
+    ],
+)
+def test_a_stated_cause_is_evidence_a_guess_is_not(title: str, body: str, stated: str, guessed: str) -> None:
+    quotes = [e.quote for e in draft(title, body).evidence.get("root_cause") or []]
+    assert stated in quotes
+    assert guessed not in quotes
