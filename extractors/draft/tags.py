@@ -129,6 +129,8 @@ def _reported(ctx: Context, kind: Kind, m: Matcher, text: str, a: int, b: int) -
     database": the page names it to exclude it, so no mention of it counts)."""
     if m.context is not None and not _has_context(ctx, m.context):
         return "out of context"
+    if any(w in text.lower() for w in settings().get("not_with", {}).get(kind, {}).get(m.term, ())):
+        return "another's"  # "the Cloudflare cache" is the CDN's
     if negation.applies_to(kind) and negation.negated(text, a, b):
         return "negated"
     if negation.rules_out(kind) and negation.ruled_out(text, a, b):

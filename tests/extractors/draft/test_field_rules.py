@@ -522,3 +522,20 @@ def test_a_stated_cause_is_evidence_a_guess_is_not(title: str, body: str, stated
     quotes = [e.quote for e in draft(title, body).evidence.get("root_cause") or []]
     assert stated in quotes
     assert guessed not in quotes
+
+
+def test_a_cdn_cache_is_the_cdn_not_the_cache_component() -> None:
+    cdn = draft(
+        "404s served from the edge",
+        "<p>On May 2 the site returned 404 pages for two hours.</p><h2>Root cause</h2>"
+        "<p>The Cloudflare cache stored the 404 responses. The CDN cache kept them for four hours. "
+        "Purging the Cloudflare cache every five minutes did not help, the CDN cache filled again.</p>",
+    ).record
+    assert "cache" not in (cdn.components or [])
+    assert "cdn" in (cdn.components or [])
+    app = draft(
+        "Session errors on May 2",
+        "<p>On May 2 logins failed for an hour.</p><h2>Root cause</h2>"
+        "<p>The Redis cache that holds sessions ran out of memory and evicted every session.</p>",
+    ).record
+    assert "cache" in (app.components or [])
