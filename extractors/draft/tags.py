@@ -91,6 +91,8 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
             continue
         if sent is not None:
             w *= _sentence_factor(ctx, kind, sent, cue_boost)
+            if w <= 0:
+                continue
         # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}
         lacking = sent is not None and _tells_lack(ctx, sent)
@@ -141,6 +143,8 @@ def _reported(ctx: Context, kind: Kind, m: Matcher, text: str, a: int, b: int) -
 def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) -> float:
     """How much more a mention counts for what its sentence says: a cause (root cause), a lack
     (contributing: "there was no alert" is the gap itself, "the alert paged us" is not)."""
+    if kind == "symptoms" and sent.start in ctx.cue_counts(_apology()):
+        return 0.0  # "we apologize to everyone affected by the outage" tells no symptom
     factor = 1.0
     if cue_boost and sent.start in ctx.cue_counts(field_cue("root_cause")):
         factor *= settings()["cause_cue_boost"]
@@ -283,6 +287,11 @@ def _stated_elsewhere(ctx: Context) -> list[Sentence]:
         if len(out) >= MAX_STATED:
             break
     return out
+
+
+@cache
+def _apology() -> Lexicon:
+    return cue_pattern(cues()["apology"])
 
 
 @cache

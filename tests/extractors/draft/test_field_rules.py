@@ -539,3 +539,14 @@ def test_a_cdn_cache_is_the_cdn_not_the_cache_component() -> None:
         "<p>The Redis cache that holds sessions ran out of memory and evicted every session.</p>",
     ).record
     assert "cache" in (app.components or [])
+
+
+def test_an_apology_tells_no_symptom() -> None:
+    record = draft(
+        "Expired certificates on May 2",
+        "<p>On May 2 the website and the API ran with expired certificates and could not be reached over TLS; "
+        "the package mirror and the documentation site were unaffected.</p>"
+        "<p>Such outages are unacceptable and we apologize to everyone affected by the outage.</p>"
+        "<h2>Root cause</h2><p>The renewal job had been removed.</p>",
+    ).record
+    assert "full-outage" not in (record.symptoms or [])
