@@ -132,8 +132,13 @@ class _Lexicon:
                     continue  # "fix" may name a short heading ("The fix"), not a sentence
                 if pattern.search(key):
                     found.append((phrase, plang, role))
+        # Korean and Japanese put the head noun last ("대응 과정의 문제점": problems of the response;
+        # "正しく対応できたこと": what we did right in the response): among CJK phrases the one that
+        # ends last names the section, the longer on a tie.
+        ends = _is_cjk(key) and all(_is_cjk(p) for p, _, _ in found)
         for phrase, plang, role in found:
-            rank = (len(phrase), 1 if lang and plang == lang else 0, role)
+            size = (key.rfind(phrase) + len(phrase)) * 1000 + len(phrase) if ends else len(phrase)
+            rank = (size, 1 if lang and plang == lang else 0, role)
             if best is None or rank[:2] > best[:2]:
                 best = rank
         if best is not None:

@@ -13,7 +13,7 @@ from extractors.draft.cues import _field_cues
 from extractors.draft.lexicon import Lexicon, counts_within_each
 from extractors.sentences import split_sentences, trim
 from schema.document import Block, Document, Section
-from schema.headings import heading_role
+from schema.headings import exact_role, heading_role
 
 _LATIN_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=\S)")
 _CJK_END = re.compile(r"(?<=[。！？])[」』）)]*\s*(?=\S)")
@@ -74,6 +74,40 @@ _STAMP_REST = re.compile(
 )
 MAX_STAMP = 40
 
+# A label that opens a paragraph or list item and names a section ("Impact: ...", "Resolution:",
+# "Review actions:", "원인:", "対応："): posts without headings write their sections so. At most
+# this many characters before the colon (a heading, not a sentence with a colon in it).
+MAX_LABEL = 32
+_LABEL = re.compile(r"^\s*[*_]*([^\n:：]{2," + str(MAX_LABEL) + r"}?)[*_]*\s*[:：]")
+# Roles a label may give. Not the timeline: its entries carry their own times, and a label line
+# ("Key events") does not make a list of facts ("Repaired: 2023-08-10") a timeline.
+_LABEL_ROLES = frozenset(
+    {
+        "summary",
+        "impact",
+        "trigger",
+        "root_cause",
+        "contributing",
+        "detection",
+        "symptoms_text",
+        "remediation",
+        "lessons",
+        "action_items",
+    }
+)
+
+
+def label_role(text: str) -> tuple[str, int, bool] | None:
+    """The role a leading label names ("other" for a label of no section: "Context:", "Note:"),
+    where the label ends, and whether it is the whole block (then it heads the blocks that follow
+    it); None when the block does not open with a label."""
+    m = _LABEL.match(text)
+    if not m or any(c.isdigit() for c in m.group(1)):
+        return None  # "2023-08-04 09:14: ..." is a timeline entry, not a label
+    # Only a heading of the lexicon as it stands: keywords would find 対応 in any sentence.
+    role = exact_role(m.group(1))
+    return (role if role in _LABEL_ROLES else "other"), m.end(), not text[m.end() :].strip()
+
 
 def stamp_heading(heading: str) -> bool:
     """Whether a heading is only a date and clock time (a timeline entry's time)."""
@@ -83,6 +117,30 @@ def stamp_heading(heading: str) -> bool:
         and bool(_STAMP_TIME.search(heading))
         and len(_STAMP_REST.sub("", heading)) <= 2
     )
+
+
+Open = tuple[str, bool] | None  # an open label's role, and whether its list has begun
+
+
+def _labelled_role(block_text: str, kind: str, role: str, labelled: Open) -> tuple[str, Open, int]:
+    """A block's role where labels stand in for headings: a block that opens with a label has
+    the label's role; a label alone ("Resolution:") gives its role to the blocks after it, until
+    the next heading, label, or the paragraph after its list. The section's own role stands
+    where nothing is labelled. Also how many leading characters are the label and not the
+    block's content (all of them for a label alone: the block becomes "skip")."""
+    if kind not in ("paragraph", "list_item"):
+        return role, labelled, 0
+    found = label_role(block_text)
+    if found is None:
+        if labelled is None or (kind == "paragraph" and labelled[1]):
+            return role, None, 0
+        return labelled[0], (labelled[0], labelled[1] or kind == "list_item"), 0
+    label, end, alone = found
+    if alone:
+        return "skip", ((label, False) if label != "other" else None), len(block_text)
+    if label == "other":  # "Identified: ...": an entry of the open list, if any
+        return (labelled[0] if labelled else role), labelled, 0
+    return label, None, end
 
 
 @dataclass(frozen=True)
@@ -149,13 +207,16 @@ class Context:
         text = self.doc.text
         out: list[Sentence] = []
         stamp: Block | None = None  # a heading that is only a time ("### 2024-03-03 22:40")
+        labelled: Open = None
         for i, block in enumerate(self.blocks):
             if block.kind == "heading":
                 stamp = block if stamp_heading(text[block.start : block.end]) else None
+                labelled = None
                 continue
             if block.kind == "code":
                 continue
             role, heading = self.role_at(block.start)
+            role, labelled, label = _labelled_role(text[block.start : block.end], block.kind, role, labelled)
             if _front_matter(text[block.start : block.end]):
                 role = "skip"  # a page that prints its own front matter: config, not prose
             if block.kind in ("list_item", "table_row"):
@@ -164,6 +225,9 @@ class Context:
                     spans = _split(text, self.lang, block.start, block.end)
             else:
                 spans = _split(text, self.lang, block.start, block.end)
+            if label and spans and role != "skip":
+                # "Impact: users saw errors": the quote is what follows the label.
+                spans[0] = trim(text, max(spans[0][0], block.start + label), spans[0][1])
             if stamp is not None and spans:
                 # The entry under a time heading is told at that time: its first sentence starts
                 # at the heading, so the timeline reads the time and the event together.

@@ -71,6 +71,9 @@ def domain_slug(url: str | None) -> str | None:
         if host.endswith("." + suffix):
             return slugify(host[: -len(suffix) - 1].split(".")[-1]) or None
     for suffix in data["path_hosting"]:
+        if host.endswith("." + suffix) and host[: -len(suffix) - 1] not in data["skip_labels"]:
+            # acme-eng.medium.com: the publisher is the subdomain, not the post's path
+            return slugify(host[: -len(suffix) - 1].split(".")[-1]) or None
         if host == suffix or host.endswith("." + suffix):
             path = urlsplit(url or "").path.strip("/").split("/")
             return slugify(path[0].lstrip("@")) if path and path[0] else slugify(suffix.split(".")[0])
@@ -169,9 +172,31 @@ def draft_org(ctx: Context, source_url: str) -> Found:
         if at >= 0:
             quotes.append(evidence(doc, at, at + len(org), None))
         found.put("org", org, quotes, confidence(value, method))
+    if org and not entry:
+        slug = _own_slug(org, slug)
     if slug:
         found.put("org_slug", slug, conf=confidence(value if entry else 0.7, "metadata" if entry else "rule"))
     return found
+
+
+def _own_slug(org: str, domain: str | None) -> str | None:
+    """The slug of the organisation the page names ("Binder" on blog.jupyter.org -> binder): the
+    domain's name only where it is the organisation's own (example-corp.io for "Example Corp") or
+    the name has no Latin letters to spell a slug with (ペパボ)."""
+    own = slugify(org)
+    if not own or not domain:
+        return domain or own or None
+    return domain if _related(own.replace("-", ""), domain.replace("-", "")) else own
+
+
+def _related(name: str, domain: str) -> bool:
+    """Whether a domain spells the organisation's name: one holds the other ("hex" in "hexpm"),
+    they share a word's start ("rust-lang", "Rust Project"), or the domain is the name cut short
+    ("pypi" from "Python Package Index": its letters in the name's order)."""
+    if name in domain or domain in name or name[:4] == domain[:4]:
+        return True
+    rest = iter(name)
+    return all(c in rest for c in domain)
 
 
 # --- date ---------------------------------------------------------------------------------------

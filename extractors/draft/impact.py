@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from extractors.draft.evidence import (
     Context,
     Found,
     Sentence,
     confidence,
+    cue_pattern,
+    cues,
     evidence,
     field_cue,
     sentence_evidence,
     squeeze,
 )
+from extractors.draft.lexicon import Lexicon
 from extractors.draft.negation import negated
 
 MAX_QUOTES = 4
@@ -23,7 +27,8 @@ SCOPE_CHARS = 300
 # Who was affected, counted with its unit: people, customers, requests or organisations, never
 # another count (error types, servers, packages, services). PEOPLE outrank REQUESTS when a page
 # gives both ("70% of requests failed ... 900 users"). A number right after '#', a letter, ':' or
-# '.' is an identifier, a version or a clock time ("PR #3 builds", "v2 users", "10:00 users"), no count.
+# '.' is an identifier, a version or a clock time ("PR #3 builds", "v2 users", "10:00 users"), no count;
+# the words between a number and its noun are no numbers ("May 2 about 900 users" counts 900).
 PEOPLE_NOUNS = (
     r"users?|customers?|accounts?|people|members?|developers?|players?|merchants?|sellers?|subscribers?|"
     r"organi[sz]ations?|orgs?|tenants?|companies|teams?|"
@@ -35,9 +40,15 @@ REQUEST_NOUNS = (
 )
 USER_NOUNS = PEOPLE_NOUNS + "|" + REQUEST_NOUNS
 _PEOPLE_TAIL = re.compile(rf"(?i)(?:{PEOPLE_NOUNS})$")
+# Counter words that follow their number directly (900명, 300人, 12社, 5件): no words between.
+COUNTERS = r"명|곳|건|人|名|社|件"
+_WORD_NOUNS = "|".join(n for n in USER_NOUNS.split("|") if n not in COUNTERS.split("|"))
+# A number: not part of an identifier, a version, a date or a clock time (no '#', letter, ':', '.',
+# ',', '/' or '-' before it), and ending in a digit ("2023-07-20, our users" and "3. 요청" are none).
+_NUMBER = r"(?<![#.:,/\-A-Za-z0-9])\d(?:[\d,.]*\d)?\s*(?:%|percent|万|만|억|k\b|million|thousand)?"
 COUNT = re.compile(
-    rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*"
-    rf"(?<![#.:,A-Za-z0-9])\d[\d,.]*\s*(?:%|percent|万|만|억|k\b|million|thousand)?\s*(?:of\s+(?:all\s+|our\s+)?)?(?:[\w\-]+\s+){{0,2}}(?:{USER_NOUNS})"
+    rf"(?i)(?:about|approximately|around|over|more than|up to|nearly|roughly|약|約|およそ|最大)?\s*{_NUMBER}"
+    rf"(?:\s*(?:of\s+(?:all\s+|our\s+)?)?(?:(?!\d)[\w\-]+\s+){{0,2}}(?:{_WORD_NOUNS})|\s?(?:{COUNTERS}))"
 )
 _DIGIT = re.compile(r"\d")
 
@@ -76,13 +87,27 @@ def _count_in(ctx: Context, s: Sentence) -> re.Match[str] | None:
     return memo[s.start]
 
 
+@cache
+def _not_impact() -> Lexicon:
+    c = cues()
+    return cue_pattern([*c["not_summary"], *c["counterfactual"], *c["apology"]])
+
+
 def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     section = [s for s in ctx.by_role("impact") if s.kind != "code"]
     if section:
         return section, "heading"
     cued = ctx.cue_counts(field_cue("impact"))
     # Impact is told anywhere but in plans and lessons: summaries, cause sections, timelines.
-    near = [s for s in ctx.sentences if s.role not in ("skip", "action_items", "lessons", "remediation")]
+    # Nor in the greeting or the author's introduction ("Hi everyone, I'm Kim"), in what would or
+    # could have happened ("the bug could have corrupted uploads"), or in an apology ("we apologize
+    # to everyone affected").
+    skip = ("skip", "action_items", "lessons", "remediation", "contributing")
+    near = [
+        s
+        for s in ctx.sentences
+        if s.role not in skip and not (s.start in cued and _not_impact().search(s.text.lower()))
+    ]
     scored = []
     # A sentence this short is a label or a heading; Japanese and Chinese say as much in half the
     # characters ("40分間、誰も決済できずにいました。" is 18).
@@ -113,7 +138,9 @@ def draft_impact(ctx: Context) -> Found:
         impact["scope"] = squeeze(" ".join(s.text for s in chosen))
         scope_q = [sentence_evidence(ctx, s) for s in chosen]
         found.put("impact.scope", None, scope_q, confidence(0.6 if method == "heading" else 0.35, method))
-        quotes += scope_q
+        # The scope is short; its evidence is every sentence that told it (a long first sentence
+        # must not hide the others).
+        quotes += scope_q + [sentence_evidence(ctx, s) for s in sentences[len(chosen) : MAX_CUE_QUOTES]]
     # Membership by start offset: sentences are disjoint spans, and comparing dataclasses field by
     # field in `in` over lists cost more than all the searches here.
     taken = {s.start for s in sentences}

@@ -11,6 +11,14 @@ from extractors.draft.vocab_match import settings
 # was lost" negates only the loss).
 _CLAUSE_END = re.compile(r"[,;:.!?。！？、]|\s[—–-]\s|\bbut\b|\bhowever\b|하지만|지만|けど|が、")
 _WORDS = re.compile(r"[\w']+")
+# A negative subject that could not do something reports an impact, not a denial: "No one could log
+# in", "nobody was able to pay" (but "No data was lost", "no users were affected", "no one could
+# have known" stay negated). The phrase is taken out of the clause before the negation test.
+_UNABLE = re.compile(
+    r"(?i)\b(?:no[ -]one|nobody|none of (?:the |our )?\w+"
+    r"|no (?:users?|customers?|people|developers?|members?|clients?))"
+    r"\s+(?:could(?:n't| not)?|can(?:not|'t)?|was able to|were able to|managed to)(?!\s+have\b)"
+)
 
 
 @cache
@@ -27,6 +35,34 @@ def applies_to(kind: str) -> bool:
 def negated(text: str, start: int, end: int) -> bool:
     """Whether the mention `text[start:end]` stands in a negated or hypothetical clause."""
     before, after, window, after_chars, _ = _cues()
+    head = text[:start]
+    cut = max((m.end() for m in _CLAUSE_END.finditer(head)), default=0)
+    clause = _UNABLE.sub(" ", head[cut:]) if "no" in head[cut:].lower() else head[cut:]
+    words = _WORDS.findall(clause.lower())[-window:]
+    if words and before.search(" ".join(words)):
+        return True
+    tail = text[end : end + after_chars]
+    stop = _CLAUSE_END.search(tail)
+    tail = (tail[: stop.start()] if stop else tail).lower()
+    return any(a in tail for a in after)
+
+
+@cache
+def _ruled_out_cues() -> tuple[re.Pattern[str], tuple[str, ...], frozenset[str]]:
+    r = settings()["negation"]["ruled_out"]
+    before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in r["before"]) + r")(?![\w'])")
+    return before, tuple(r["after"]), frozenset(r["kinds"])
+
+
+def rules_out(kind: str) -> bool:
+    return kind in _ruled_out_cues()[2]
+
+
+def ruled_out(text: str, start: int, end: int) -> bool:
+    """Whether the mention `text[start:end]` is named to be excluded: "it was not the database",
+    "the database was healthy", DB는 정상이었습니다, DBは正常でした."""
+    before, after, _ = _ruled_out_cues()
+    _, _, window, after_chars, _ = _cues()
     head = text[:start]
     cut = max((m.end() for m in _CLAUSE_END.finditer(head)), default=0)
     words = _WORDS.findall(head[cut:].lower())[-window:]

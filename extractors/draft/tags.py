@@ -15,11 +15,14 @@ from extractors.draft.evidence import (
     Found,
     Sentence,
     confidence,
+    cue_pattern,
+    cues,
     evidence,
     field_cue,
     sentence_evidence,
 )
-from extractors.draft.vocab_match import candidates_by_sentence, candidates_in, matchers, settings
+from extractors.draft.lexicon import Lexicon
+from extractors.draft.vocab_match import Matcher, candidates_by_sentence, candidates_in, matchers, settings
 from schema.vocab import Kind
 
 FIELDS: dict[str, Kind] = {
@@ -29,6 +32,7 @@ FIELDS: dict[str, Kind] = {
     "domain": "domains",
 }
 MAX_EVIDENCE = 3
+MAX_STATED = 2  # cause statements outside the cause section (see _stated_elsewhere)
 
 
 @dataclass
@@ -79,23 +83,27 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
 def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -> dict[str, Score]:
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
-    cause = ctx.cue_counts(field_cue("root_cause"))
     every = matchers(kind)
-    check_negation = negation.applies_to(kind)
+    excluded: set[str] = set()  # terms the page rules out ("it was not the database")
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
             continue
-        if cue_boost and sent is not None and sent.start in cause:
-            w *= settings()["cause_cue_boost"]
+        if sent is not None:
+            w *= _sentence_factor(ctx, kind, sent, cue_boost)
+            if w <= 0:
+                continue
         # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}
+        lacking = sent is not None and _tells_lack(ctx, sent)
         for i, a, b in hits:
             m = every[i]
-            if m.context is not None and not _has_context(ctx, m.context):
-                continue  # "API servers" on a page that never names Kubernetes
-            if check_negation and negation.negated(text, a, b):
-                continue  # "No data was lost": named, not reported
+            if m.needs_lack and not lacking:
+                continue  # "monitoring" where no lack is told
+            verdict = _reported(ctx, kind, m, text, a, b)
+            if verdict != "reported":
+                excluded.update([m.term] if verdict == "ruled out" else [])
+                continue
             if m.term not in best or best[m.term][0] < w * m.factor:
                 best[m.term] = (w * m.factor, a, b)
         for term, (weight, a, b) in best.items():
@@ -103,14 +111,76 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
     for term, weight, sent, a, b in _pair_hits(ctx, kind, table):
         if not any(s is sent for _w, s, *_ in raw[term]):
             raw[term].append((weight, sent, a, b))
+    return _saturated({t: m for t, m in raw.items() if t not in excluded})
+
+
+def _saturated(raw: dict[str, list[tuple[float, Sentence | None, int, int]]]) -> dict[str, Score]:
+    """Each term's score: the strongest mentions count fully, the rest with diminishing returns."""
     sat = settings()["saturation"]
     out = {}
     for term, mentions in raw.items():
         mentions.sort(key=lambda t: -t[0])
-        # The strongest mentions count fully, the rest with diminishing returns.
         total = sum(w for w, *_ in mentions[:sat]) + math.log1p(sum(w for w, *_ in mentions[sat:]))
         out[term] = Score(total, mentions)
     return out
+
+
+def _reported(ctx: Context, kind: Kind, m: Matcher, text: str, a: int, b: int) -> str:
+    """Whether a hit reports its term ("reported"), or is out of context ("API servers" on a page
+    that never names Kubernetes), negated ("No data was lost") or "ruled out" ("it was not the
+    database": the page names it to exclude it, so no mention of it counts)."""
+    if m.context is not None and not _has_context(ctx, m.context):
+        return "out of context"
+    if any(w in text.lower() for w in settings().get("not_with", {}).get(kind, {}).get(m.term, ())):
+        return "another's"  # "the Cloudflare cache" is the CDN's
+    if negation.applies_to(kind) and negation.negated(text, a, b):
+        return "negated"
+    if negation.rules_out(kind) and negation.ruled_out(text, a, b):
+        return "ruled out"
+    return "reported"
+
+
+def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) -> float:
+    """How much more a mention counts for what its sentence says: a cause (root cause), a lack
+    (contributing: "there was no alert" is the gap itself, "the alert paged us" is not)."""
+    if kind == "symptoms" and sent.start in ctx.cue_counts(_apology()):
+        return 0.0  # "we apologize to everyone affected by the outage" tells no symptom
+    factor = 1.0
+    if cue_boost and sent.start in ctx.cue_counts(field_cue("root_cause")):
+        factor *= settings()["cause_cue_boost"]
+    if kind == "contributing" and sent.start in ctx.cue_counts(_lack_words()):
+        factor *= settings()["lack"]["boost"]
+    return factor
+
+
+@cache
+def _totality_words() -> Lexicon:
+    return cue_pattern(settings()["totality"]["words"])
+
+
+def _partial_not_full(scores: dict[str, Score]) -> None:
+    """A page that states a partial outage had a full one only where it says all of it went
+    ("all requests failed", 모든 사용자, 全ユーザー): other outage mentions are the partial one."""
+    partial, full = scores.get("partial-outage"), scores.get("full-outage")
+    if partial is None or full is None or partial.value < settings()["threshold"]["symptoms"]:
+        return
+    total = _totality_words()
+    if not any(s is not None and total.search(s.text.lower()) for _w, s, _a, _b in full.sentences or []):
+        del scores["full-outage"]
+
+
+def _tells_lack(ctx: Context, sent: Sentence) -> bool:
+    """Whether a sentence tells a lack or a hindsight, or stands under a problems, lessons or
+    plans heading (where every item is one)."""
+    if sent.role in settings()["lack_only"]["roles"]:
+        return True
+    return sent.start in ctx.cue_counts(_lack_words())
+
+
+@cache
+def _lack_words() -> Lexicon:
+    """Words that state a lack or a hindsight ("no alert", "missing", "should have", 부족, 不足)."""
+    return cue_pattern(settings()["lack"]["words"])
 
 
 def _has_context(ctx: Context, pattern: re.Pattern[str]) -> bool:
@@ -189,6 +259,51 @@ def rank(scores: dict[str, Score], kind: Kind) -> list[tuple[str, float]]:
     return keep[: cfg["max_terms"].get(kind, 1)]
 
 
+def _cause_sentences(ctx: Context) -> list[Sentence]:
+    """The cause section's sentences that state a cause ("X was the cause", "because", 원인, 原因),
+    in page order; its first sentences when none does or too few. A long analysis section walks
+    through what was tried before it names the cause."""
+    section = ctx.by_role("root_cause")
+    cued = ctx.cue_counts(field_cue("root_cause"))
+    stating = [s for s in section if s.start in cued][:MAX_EVIDENCE]
+    rest = [s for s in section if s not in stating][: MAX_EVIDENCE - len(stating)]
+    return sorted(stating + rest + _stated_elsewhere(ctx), key=lambda s: s.start)
+
+
+def _stated_elsewhere(ctx: Context) -> list[Sentence]:
+    """Up to MAX_STATED sentences outside the cause section that state a cause outright ("this was
+    the cause of the leak", 원인이었습니다, が原因でした), not negated ("was not the cause"), and not
+    in plans or lessons: a page may name its cause where it tells the fix or sums up."""
+    statement = _cause_statement()
+    counts = ctx.cue_counts(statement)
+    out = []
+    for s in ctx.sentences:
+        if s.start not in counts or s.role in ("root_cause", "skip", "lessons", "action_items"):
+            continue
+        low = s.text.lower()
+        hit = statement.search(low)
+        if hit is not None and not negation.negated(low, hit.start(), hit.end()) and not _hedge().search(low):
+            out.append(s)
+        if len(out) >= MAX_STATED:
+            break
+    return out
+
+
+@cache
+def _apology() -> Lexicon:
+    return cue_pattern(cues()["apology"])
+
+
+@cache
+def _hedge() -> Lexicon:
+    return cue_pattern(cues()["hedge"])
+
+
+@cache
+def _cause_statement() -> Lexicon:
+    return cue_pattern(cues()["cause_statement"])
+
+
 def draft_root_cause(ctx: Context) -> Found:
     found = Found()
     scores = score_terms(ctx, "root_causes", "root_cause", cue_boost=True)
@@ -197,7 +312,7 @@ def draft_root_cause(ctx: Context) -> Found:
     ]
     if not ranked or ranked[0][1] < settings()["threshold"]["root_causes"]:
         # Not found: still show the reviewer the cause sentences the page has.
-        cause_sents = [s for s in ctx.by_role("root_cause")][:MAX_EVIDENCE]
+        cause_sents = _cause_sentences(ctx)
         if cause_sents:
             found.put("", None, [sentence_evidence(ctx, s) for s in cause_sents], key="root_cause")
         return found
@@ -205,7 +320,7 @@ def draft_root_cause(ctx: Context) -> Found:
     runner = ranked[1][1] if len(ranked) > 1 else 0.0
     margin = (value - runner) / value
     quotes = _quotes(ctx, scores[term])
-    quotes += [sentence_evidence(ctx, s) for s in ctx.by_role("root_cause")[:MAX_EVIDENCE]]
+    quotes += [sentence_evidence(ctx, s) for s in _cause_sentences(ctx)]
     quotes.sort(key=lambda e: e.start)
     found.put("root_cause", term, quotes, confidence(0.35 + 0.4 * margin + min(0.2, value / 50), "lexicon"))
     found.reasons.append(f"root_cause candidates: {', '.join(f'{t}={v:.1f}' for t, v in ranked[:4])}")
@@ -221,6 +336,8 @@ def draft_tags(ctx: Context, drafted: Found) -> Found:
         scores = score_terms(ctx, kind, table)
         if name == "components":
             component_scores = scores
+        if name == "symptoms":
+            _partial_not_full(scores)
         if name == "domain":
             # A component implies its domain (dns -> dns, terraform -> iac); the root cause too.
             for comp, s in component_scores.items():

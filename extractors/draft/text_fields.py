@@ -36,9 +36,26 @@ CUE_ROLE_WEIGHT = {
         "trigger": 3.0,
         "action_items": 0.0,
         "lessons": 0.0,
+        # The response and the problems list come after the start: a fix is never the trigger.
+        "remediation": 0.0,
     },
     "detection": {"timeline": 2.0, "detection": 3.0, "summary": 1.2},
-    "symptoms_text": {"impact": 2.0, "summary": 1.5, "timeline": 1.0, "symptoms_text": 3.0},
+    # What users or operators saw: never the cause, the problems list, the fix or the plans (a
+    # "missing table" in a cause section is no symptom).
+    "symptoms_text": {
+        "impact": 2.0,
+        "summary": 1.5,
+        "timeline": 1.0,
+        "symptoms_text": 3.0,
+        "detection": 1.5,
+        "root_cause": 0.0,
+        "trigger": 0.0,
+        "contributing": 0.0,
+        "remediation": 0.0,
+        "lessons": 0.0,
+        "action_items": 0.0,
+        "background": 0.0,
+    },
     "lessons": {"lessons": 3.0, "action_items": 1.2, "other": 1.0, "contributing": 1.5},
 }
 
@@ -126,6 +143,23 @@ def _response_words() -> Lexicon:
     return cue_pattern([*t["fix_words"], *t["resolve"]])
 
 
+# Of the lessons' budget, the share a "what went well" list may take when the page also lists
+# its problems: a retrospective's lessons are both.
+LESSONS_SHARE = 0.5
+
+
+def _retrospective(ctx: Context, lessons: list[Sentence], limit: int) -> list[Sentence]:
+    """The lessons of a page, and the first items of its problems list ("What went wrong",
+    課題, 문제점: the contributing role, told as a list) when it has one: a retrospective's
+    lessons are what went well and what did not."""
+    problems = [s for s in ctx.by_role("contributing") if s.kind == "list_item"]
+    if not problems:
+        return take(lessons, limit)
+    first = take(lessons, int(limit * LESSONS_SHARE))
+    used = sum(len(s.text) + 1 for s in first)
+    return sorted(first + take(problems, max(1, limit - used)), key=lambda s: s.start)
+
+
 def draft_text_field(ctx: Context, name: str) -> Found:
     found = Found()
     lang = ctx.lang
@@ -133,7 +167,9 @@ def draft_text_field(ctx: Context, name: str) -> Found:
     in_section = [s for s in ctx.by_role(name) if s.kind != "code"]
     if name == "summary":
         in_section = _no_preamble(in_section)
-    if in_section:
+    if in_section and name == "lessons":
+        chosen, conf = _retrospective(ctx, in_section, limit), confidence(0.75, "heading")
+    elif in_section:
         chosen, conf = take(in_section, limit), confidence(0.75, "heading")
     elif name == "summary":
         chosen, conf = take(_no_preamble(_lead(ctx)), limit), confidence(0.6, "rule")
@@ -171,7 +207,31 @@ def draft_trigger(ctx: Context) -> Found:
 
 
 def draft_detection(ctx: Context) -> Found:
-    return draft_text_field(ctx, "detection")
+    found = draft_text_field(ctx, "detection")
+    if found.confidence.get("detection") and found.confidence["detection"].method == "heading":
+        return found
+    # The first report or alert of a timeline ("16:17 - Issue #517 posted: the app won't start")
+    # is when the incident was noticed; it goes first, before the cue sentences.
+    first = first_noticed(ctx)
+    if first is None:
+        return found
+    lead = sentence_evidence(ctx, first)
+    others = [q for q in found.evidence.get("detection", []) if (q.start, q.end) != (lead.start, lead.end)]
+    text = "\n\n".join(squeeze(q.quote) for q in [lead, *others])
+    out = Found()
+    out.put("detection", {ctx.lang: text}, [lead, *others], confidence(0.45, "rule"))
+    return out
+
+
+def first_noticed(ctx: Context) -> Sentence | None:
+    """The earliest dated sentence that tells a report, an alert or the response starting (a
+    timeline entry, or a "First detected: 08:56" line), outside plans and lessons."""
+    from extractors.draft.moments import moments
+
+    cued = ctx.cue_counts(field_cue("detection"))
+    plans = ("skip", "action_items", "lessons", "remediation")
+    told = [m for m in moments(ctx) if m.sentence.role not in plans and m.sentence.start in cued]
+    return min(told, key=lambda m: m.at).sentence if told else None
 
 
 def draft_symptoms_text(ctx: Context) -> Found:

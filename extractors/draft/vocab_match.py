@@ -49,7 +49,12 @@ _KO_AFTER = (
 )
 
 
-def _form_pattern(form: str, strict: bool = True) -> str:
+# Kinds whose terms are things (nouns): their Latin forms take a plural, not a verb's endings
+# ("switch" is no "switched", "cache" no "cached": the word names an act, not the thing).
+NOUN_KINDS: frozenset[str] = frozenset({"components", "domains"})
+
+
+def _form_pattern(form: str, strict: bool = True, noun: bool = False) -> str:
     esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
     if not strict and not _is_latin(form):
         return esc  # cue stems (느려, できなく) are matched inside words
@@ -60,7 +65,8 @@ def _form_pattern(form: str, strict: bool = True) -> str:
     if _is_latin(form):
         # Whole words: "CA" must not match "cache", "edge" not "knowledge"; a plural s is allowed.
         # Inflections of single words count too (upgrade -> upgraded, upgrading).
-        suffix = r"(?:s|es|d|ed|ing)?" if " " not in form and form.islower() else r"(?:s|es)?"
+        verb = " " not in form and form.islower() and not noun
+        suffix = r"(?:s|es|d|ed|ing)?" if verb else r"(?:s|es)?"
         return rf"(?<![\w\-/.]){esc}{suffix}(?![\w])" if form[-1:].isalnum() else rf"(?<![\w]){esc}"
     return esc
 
@@ -74,6 +80,9 @@ class Matcher:
     # Ambiguous forms ("API server" is kube-apiserver only on a Kubernetes page): they count only
     # where the page also names this context (data/tags.json "context_forms").
     context: re.Pattern[str] | None = None
+    # A cue that counts only in a sentence that tells a lack, or in a problems, lessons or plans
+    # section ("monitoring" is no monitoring gap; "there was no monitoring" is).
+    needs_lack: bool = False
 
 
 _SEPARATORS = re.compile(r"[\s\-]+")
@@ -207,6 +216,7 @@ def candidates_by_sentence(
 def matchers(kind: Kind) -> tuple[Matcher, ...]:
     """One regex per term over its key, labels and aliases in every language."""
     out = []
+    noun = kind in NOUN_KINDS
     for term, t in vocabulary(kind).terms.items():
         if term == "unknown":
             continue
@@ -214,40 +224,54 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
         for aliases in t.aliases.values():
             forms.update(aliases)
         forms = {f.strip() for f in forms if f and len(f.strip()) >= 2}
+        forms -= set(settings().get("dropped_forms", {}).get(kind, {}).get(term, []))
         weak = set(settings()["weak_forms"].get(kind, {}).get(term, [])) & forms
         forms -= weak
         needs = settings().get("context_forms", {}).get(kind, {}).get(term)
         if needs and (ambiguous := set(needs["forms"]) & forms):
             forms -= ambiguous
-            pattern = "|".join(_form_pattern(f) for f in sorted(ambiguous, key=len, reverse=True))
+            pattern = "|".join(_form_pattern(f, noun=noun) for f in sorted(ambiguous, key=len, reverse=True))
             context = "|".join(_form_pattern(f) for f in sorted(needs["context"], key=len, reverse=True))
             out.append(
                 Matcher(term, re.compile(pattern, re.I), 1.0, tuple(ambiguous), re.compile(context, re.I))
             )
         if weak:
-            pattern = "|".join(_form_pattern(f) for f in sorted(weak, key=len, reverse=True))
+            pattern = "|".join(_form_pattern(f, noun=noun) for f in sorted(weak, key=len, reverse=True))
             out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))
         # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
         upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
         rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)
         if rest:
             out.append(
-                Matcher(term, re.compile("|".join(_form_pattern(f) for f in rest), re.I), 1.0, tuple(rest))
+                Matcher(
+                    term,
+                    re.compile("|".join(_form_pattern(f, noun=noun) for f in rest), re.I),
+                    1.0,
+                    tuple(rest),
+                )
             )
         if upper:
             out.append(
                 Matcher(term, re.compile("|".join(_form_pattern(f) for f in upper)), 1.0, tuple(upper))
             )
     # Cue phrases: words that point at a term without naming it ("attacker" -> security-breach).
+    # Cue phrases that name the thing whose lack is the term ("monitoring", "tests", 手順) count
+    # only where a lack is told (data/tags.json "lack_only"; see extractors/draft/tags.py).
     factor = settings()["cue_factor"]
+    lack_only = settings().get("lack_only", {}).get(kind, {})
     for term, phrases in sorted(settings()["cues"].get(kind, {}).items()):
-        cue_forms = sorted({p for p in phrases if p}, key=len, reverse=True)
-        out.append(
-            Matcher(
-                term,
-                re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I),
-                factor,
-                tuple(cue_forms),
+        weak = set(lack_only.get(term, []))
+        for needs_lack, group in ((False, {p for p in phrases if p and p not in weak}), (True, weak)):
+            cue_forms = sorted(group, key=len, reverse=True)
+            if not cue_forms:
+                continue
+            out.append(
+                Matcher(
+                    term,
+                    re.compile("|".join(_form_pattern(f, strict=False) for f in cue_forms), re.I),
+                    factor,
+                    tuple(cue_forms),
+                    needs_lack=needs_lack,
+                )
             )
-        )
     return tuple(out)
