@@ -69,7 +69,7 @@ def _split(text: str, lang: str, start: int, end: int) -> list[tuple[int, int]]:
 # "March 3, 9:05 PM PDT", "오후 11시 13분", "14時05分".
 _STAMP_TIME = re.compile(r"\d{1,2}:\d{2}|\d{1,2}\s*(?:時|시)")
 _STAMP_REST = re.compile(
-    r"(?i)[\d\s:\-/.,()+~–年月日時分秒시분초오전후午前後]+|\b(?:utc|gmt|[a-z]{1,2}[sd]?t|am|pm|a\.m\.|p\.m\."
+    r"(?i)[\d\s:\-/.,()+~–年月日時分秒년월일시분초오전후午前後]+|\b(?:utc|gmt|[a-z]{1,2}[sd]?t|am|pm|a\.m\.|p\.m\."
     r"|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b"
 )
 MAX_STAMP = 40

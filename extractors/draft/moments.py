@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import cache
 
-from extractors.draft.context import Context, Sentence
+from extractors.draft.context import Context, Sentence, stamp_heading
 from extractors.draft.cues import cue_pattern, cues
 from extractors.draft.dates import (
     DATE_GATES,
@@ -212,8 +212,40 @@ def _events(ctx: Context, ms: list[Moment]) -> dict[str, list[Moment]]:
     memo = ctx.memo.setdefault("events", {})
     key = tuple(m.start for m in ms)
     if key not in memo:
-        memo[key] = _find_events(ms)
+        told = {m.sentence.start: ctx.doc.text[m.sentence.start : entry_end(ctx, m.sentence)] for m in ms}
+        memo[key] = _find_events(ms, {start: text.lower() for start, text in told.items()})
     return {kind: list(found) for kind, found in memo[key].items()}
+
+
+# The most sentences a time standing alone ("### 09:40", "**09:40**") dates after it.
+ENTRY_SENTENCES = 4
+
+
+def entry_end(ctx: Context, s: Sentence) -> int:
+    """Where the event told at s's time ends. Mostly s's own end; but a timeline entry whose time
+    stands alone, as a heading ("### 2021-03-04 09:40", which opens s) or a paragraph of its own
+    ("**09:40**"), goes on over the untimed sentences after it, up to the next time or heading:
+    "09:40 / A user reports that jobs are stuck. The on-call engineer starts investigating."."""
+    ends = ctx.memo.get("entry_ends")
+    if ends is None:
+        ends = ctx.memo["entry_ends"] = _entry_ends(ctx)
+    return int(ends.get(s.start, s.end))
+
+
+def _entry_ends(ctx: Context) -> dict[int, int]:
+    timed = {m.sentence.start for m in moments(ctx)}
+    sentences = ctx.sentences
+    ends: dict[int, int] = {}
+    for i, s in enumerate(sentences):
+        if s.start not in timed or not stamp_heading(s.text.split("\n\n", 1)[0]):
+            continue
+        end = s.end
+        for nxt in sentences[i + 1 : i + 1 + ENTRY_SENTENCES]:
+            if nxt.start in timed or nxt.heading != s.heading or nxt.role != s.role:
+                break
+            end = nxt.end
+        ends[s.start] = end
+    return ends
 
 
 # A cue said not to have happened: "could not be resolved", "failed to resolve", "no alert fired",
@@ -235,7 +267,8 @@ def _affirmed(lexicon: Lexicon, low: str) -> tuple[int, int] | None:
     return None
 
 
-def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
+def _find_events(ms: list[Moment], told: dict[int, str]) -> dict[str, list[Moment]]:
+    """`told`: the lower-cased text that tells the event at each timed sentence (entry_end)."""
     pats, skip_start = _event_patterns()
     by_sentence: dict[int, list[Moment]] = {}
     for m in ms:
@@ -243,7 +276,7 @@ def _find_events(ms: list[Moment]) -> dict[str, list[Moment]]:
     events: dict[str, list[Moment]] = {"start": [], "detect": [], "resolve": []}
     for group in by_sentence.values():
         s = group[0].sentence
-        low = s.text.lower()
+        low = told[s.start]
         claimed: dict[int, str] = {}
         if s.role in NOT_THE_STORY or not _story(low):
             continue

@@ -18,6 +18,7 @@ from extractors.draft.moments import (
     _events,
     _fix_pattern,
     _story,
+    entry_end,
     first_impact,
     gated_sentences,
     moments,
@@ -100,7 +101,7 @@ def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
     to the time after it ("14시 5분 오류 발생 이후 14시 20분 ... 15시에 복구": the fix is 15시's)."""
     s = m.sentence
     before = max((n.end for n in ms if n.sentence is s and n.end <= m.start), default=s.start)
-    after = min((n.start for n in ms if n.sentence is s and n.start >= m.end), default=s.end)
+    after = min((n.start for n in ms if n.sentence is s and n.start >= m.end), default=entry_end(ctx, s))
     return ctx.doc.text[before:after].lower()
 
 
@@ -325,7 +326,7 @@ def draft_timeline(ctx: Context) -> Found:
         timeline[key] = iso
         quotes: list[Evidence] = []
         for m in pair:
-            q = evidence(ctx.doc, m.sentence.start, m.sentence.end, m.sentence.heading)
+            q = evidence(ctx.doc, m.sentence.start, entry_end(ctx, m.sentence), m.sentence.heading)
             if all(q.start != x.start for x in quotes):
                 quotes.append(q)
         found.put(f"timeline.{key}", None, quotes, confidence(0.6, method))

@@ -156,11 +156,14 @@ def test_a_partial_outage_is_not_drafted_full(title: str, body: str) -> None:
 
 
 def test_a_full_outage_stays_full_where_the_page_says_all_of_it_went() -> None:
-    symptoms = draft(
-        "Outage on May 2",
-        "<p>On May 2 the service was down for all users for 40 minutes. Some requests kept retrying afterwards.</p>"
-        "<h2>Root cause</h2><p>A config change.</p>",
-    ).record.symptoms or []
+    symptoms = (
+        draft(
+            "Outage on May 2",
+            "<p>On May 2 the service was down for all users for 40 minutes. Some requests kept retrying afterwards.</p>"
+            "<h2>Root cause</h2><p>A config change.</p>",
+        ).record.symptoms
+        or []
+    )
     assert "full-outage" in symptoms
 
 
@@ -191,7 +194,9 @@ def test_a_full_outage_stays_full_where_the_page_says_all_of_it_went() -> None:
         ),
     ],
 )
-def test_root_cause_evidence_takes_the_sentence_that_states_the_cause(title: str, body: str, statement: str) -> None:
+def test_root_cause_evidence_takes_the_sentence_that_states_the_cause(
+    title: str, body: str, statement: str
+) -> None:
     quotes = [e.quote for e in draft(title, body).evidence.get("root_cause") or []]
     assert statement in quotes
     assert not any("began investigating the root cause" in q for q in quotes)
@@ -318,7 +323,10 @@ def test_the_summary_is_never_a_table_of_contents_or_a_byline(opening: str) -> N
     ("text", "count"),
     [
         ("On May 2 about 900 users could not log in.", "about 900 users"),
-        ("에러 타입 약 20개가 1000회 넘게 찍혔고, 10번이 넘는 에러를 겪은 사용자가 900명이 넘었습니다.", "900명"),
+        (
+            "에러 타입 약 20개가 1000회 넘게 찍혔고, 10번이 넘는 에러를 겪은 사용자가 900명이 넘었습니다.",
+            "900명",
+        ),
         ("約300人のユーザーがログインできませんでした。", "約300人"),
         ("For 13 minutes on 2023-07-20, our users saw errors.", None),  # a date is no count
         ("3. 요청 처리 방식을 바꿨습니다.", None),  # a list number is no count
@@ -439,7 +447,12 @@ def test_products_named_by_their_kind(title: str, body: str, component: str) -> 
     ("url", "head", "body", "slug"),
     [
         # The page names a publisher the domain does not spell: the slug is the publisher's.
-        ("https://blog.jupyter.example/2024/05/outage/", '<meta property="og:site_name" content="Binder">', "", "binder"),
+        (
+            "https://blog.jupyter.example/2024/05/outage/",
+            '<meta property="og:site_name" content="Binder">',
+            "",
+            "binder",
+        ),
         (
             "https://sre.example.net/outage",
             "",

@@ -406,6 +406,42 @@ def timeline_of(lang: str, body: str, name: str):
     return draft, draft.record.timeline
 
 
+# A timeline whose times stand alone, as headings or as paragraphs of their own, with the event told
+# in the sentences under each: the event may be in the entry's second sentence.
+_ALONE = (
+    ("2021-03-04 09:10 UTC", "A deploy changes the pool size. Jobs start failing with timeouts."),
+    ("09:40", "A user reports on the forum that jobs are stuck. The on-call engineer starts investigating."),
+    ("10:30", "The deploy is identified as the cause and rolled back."),
+    ("11:05", "The queue has drained. The incident is resolved."),
+)
+CASES["en-time-headings-over-entries"] = (
+    "en",
+    EN_LEAD + "<h2>Timeline</h2>" + "".join(f"<h3>{t}</h3><p>{e}</p>" for t, e in _ALONE),
+    ("PT30M", "PT1H55M"),
+)
+CASES["en-bold-time-paragraphs-over-entries"] = (
+    "en",
+    EN_LEAD + "<h2>Timeline</h2>" + "".join(f"<p><strong>{t}</strong></p><p>{e}</p>" for t, e in _ALONE),
+    ("PT30M", "PT1H55M"),
+)
+CASES["ko-time-headings-over-entries"] = (
+    "ko",
+    KO_LEAD
+    + "<h2>타임라인</h2><h3>2024년 3월 3일 14:05</h3><p>배포가 나갔습니다. 결제 오류가 발생하기 시작했습니다.</p>"
+    "<h3>14:25</h3><p>고객 문의가 들어왔습니다. 담당자가 장애를 인지했습니다.</p>"
+    "<h3>15:10</h3><p>배포를 되돌렸습니다. 결제가 정상화되었습니다.</p>",
+    ("PT20M", "PT1H5M"),
+)
+CASES["ja-time-paragraphs-over-entries"] = (
+    "ja",
+    JA_LEAD
+    + "<h2>経緯</h2><p><strong>2024年3月3日 14:05</strong></p><p>設定を変更しました。決済エラーが発生しました。</p>"
+    "<p><strong>14:25</strong></p><p>お客様からの問い合わせがありました。障害を検知しました。</p>"
+    "<p><strong>15:10</strong></p><p>設定を切り戻しました。決済が復旧しました。</p>",
+    ("PT20M", "PT1H5M"),
+)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_timeline_shapes(name: str) -> None:
     lang, body, want = CASES[name]
