@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from extractors.draft.evidence import (
     Context,
     Found,
     Sentence,
     confidence,
+    cue_pattern,
+    cues,
     field_cue,
     sentence_evidence,
     squeeze,
 )
+from extractors.draft.lexicon import Lexicon
 
 # Entries a reviewer can scan; beyond this a section is prose that the reviewer reads in full.
 MAX_ITEMS = 8
@@ -22,6 +27,11 @@ CUE_ROLES = {
     "remediation": ("timeline", "summary", "other", "root_cause", "impact", "detection"),
     "action_items": ("lessons", "other", "summary", "contributing", "root_cause", "remediation"),
 }
+
+
+@cache
+def _story_start() -> Lexicon:
+    return cue_pattern(cues()["story_start"])
 
 
 def _entries(sentences: list[Sentence]) -> list[Sentence]:
@@ -45,9 +55,12 @@ def draft_list(ctx: Context, name: str) -> Found:
         roles = CUE_ROLES[name]
         hits = [s for s in _entries(ctx.sentences) if s.role in roles and s.start in cued]
         if name == "remediation":
-            # Remediation is what was done: the future tense belongs to action items.
+            # Remediation is what was done: the future tense belongs to action items; and how the
+            # incident started ("the problem started when we upgraded the library") is the
+            # trigger, never a fix.
             future = ctx.cue_counts(field_cue("action_items"))
-            hits = [s for s in hits if s.start not in future]
+            began = ctx.cue_counts(_story_start())
+            hits = [s for s in hits if s.start not in future and s.start not in began]
         chosen, conf = hits[:MAX_CUE_ITEMS], confidence(0.4, "cue")
     if chosen:
         found.put(

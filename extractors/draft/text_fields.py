@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from extractors.draft.evidence import (
     Context,
@@ -11,11 +12,17 @@ from extractors.draft.evidence import (
     confidence,
     cue_pattern,
     cues,
+    evidence,
     field_cue,
     sentence_evidence,
     squeeze,
 )
 from extractors.draft.lexicon import Lexicon
+from extractors.draft.negation import negated
+from schema.draft import Evidence
+
+if TYPE_CHECKING:
+    from extractors.draft.moments import Moment
 
 # Readable lengths (characters) a reviewer can check at a glance; CJK packs ~2.5x more per
 # character, so the budget is scaled down for ko/ja. Chosen by reading drafts of the dev corpus:
@@ -117,12 +124,26 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
             continue
         if response is not None and s.start in counts and response.search(s.text.lower()):
             continue
+        if name == "symptoms_text" and s.start in counts and not _affirmed(field_cue(name), s.text.lower()):
+            continue  # "no photos were lost", "instead of failing": nothing was seen
         hits = counts.get(s.start, 0)
         if hits and weights.get(s.role, 0.8) > 0:
             scored.append((-(hits * weights.get(s.role, 0.8)), i, s))
     scored.sort(key=lambda t: (t[0], t[1]))
     chosen = sorted((t for t in scored[:limit]), key=lambda t: t[1])
     return [t[2] for t in chosen]
+
+
+# Words right before a cue that say the thing did not happen ("wrote empty files instead of failing").
+_INSTEAD = ("instead of ", "rather than ", "without ")
+
+
+def _affirmed(lexicon: Lexicon, low: str) -> bool:
+    """Whether some hit of `lexicon` in `low` is not negated nor said to have not happened."""
+    return any(
+        not negated(low, a, b) and not low[max(0, a - 12) : a].endswith(_INSTEAD)
+        for a, b in lexicon.spans(low)
+    )
 
 
 @cache
@@ -190,17 +211,20 @@ def draft_trigger(ctx: Context) -> Found:
         return found
     # The timeline's first-impact entry ("15:00 - v1.4.0 released") is the trigger when a timeline
     # says so; it goes first, before cue sentences.
-    from extractors.draft.timeline import first_impact
-
-    start = first_impact(ctx)
-    if start is None:
+    # Without one, the timeline's first entries before the first report ("10:05 certificate
+    # renewed"): the story's start, in order of time.
+    starts, _seen = story_before_noticed(ctx)
+    if not starts:
         return found
     cue = found.record.get("trigger", {})
     cue_text = cue.get(ctx.lang, "") if isinstance(cue, dict) else ""
-    if start.text in cue_text:
+    if all(s.text in cue_text for s in starts):
         return found
-    quotes = [sentence_evidence(ctx, start)] + found.evidence.get("trigger", [])
-    text = squeeze(start.text) + ("\n\n" + cue_text if cue_text else "")
+    quotes = [entry_evidence(ctx, s) for s in starts]
+    quotes += [q for q in found.evidence.get("trigger", []) if not _covered(q, quotes)]
+    text = "\n\n".join(squeeze(q.quote) for q in quotes[: len(starts)]) + (
+        "\n\n" + cue_text if cue_text else ""
+    )
     out = Found()
     out.put("trigger", {ctx.lang: text}, quotes, confidence(0.45, "rule"))
     return out
@@ -215,8 +239,8 @@ def draft_detection(ctx: Context) -> Found:
     first = first_noticed(ctx)
     if first is None:
         return found
-    lead = sentence_evidence(ctx, first)
-    others = [q for q in found.evidence.get("detection", []) if (q.start, q.end) != (lead.start, lead.end)]
+    lead = entry_evidence(ctx, first)
+    others = [q for q in found.evidence.get("detection", []) if not _covered(q, [lead])]
     text = "\n\n".join(squeeze(q.quote) for q in [lead, *others])
     out = Found()
     out.put("detection", {ctx.lang: text}, [lead, *others], confidence(0.45, "rule"))
@@ -224,18 +248,118 @@ def draft_detection(ctx: Context) -> Found:
 
 
 def first_noticed(ctx: Context) -> Sentence | None:
-    """The earliest dated sentence that tells a report, an alert or the response starting (a
-    timeline entry, or a "First detected: 08:56" line), outside plans and lessons."""
-    from extractors.draft.moments import moments
+    m = noticed_moment(ctx)
+    return m.sentence if m is not None else None
 
-    cued = ctx.cue_counts(field_cue("detection"))
+
+def noticed_moment(ctx: Context) -> Moment | None:
+    """The earliest dated sentence's moment that tells a report, an alert or the response
+    starting (a timeline entry, or a "First detected: 08:56" line), outside plans and lessons."""
+    if "noticed" not in ctx.memo:
+        ctx.memo["noticed"] = _noticed_moment(ctx)
+    return ctx.memo["noticed"]
+
+
+def _noticed_moment(ctx: Context) -> Moment | None:
+    from extractors.draft.moments import _events, entry_end, moments
+
+    cue = field_cue("detection")
+    cued = ctx.cue_counts(cue)
     plans = ("skip", "action_items", "lessons", "remediation")
-    told = [m for m in moments(ctx) if m.sentence.role not in plans and m.sentence.start in cued]
-    return min(told, key=lambda m: m.at).sentence if told else None
+    ms = moments(ctx)
+    # The timeline's own detection moments, and any dated entry whose words tell a report or an
+    # alert: in its first sentence, or in the sentences its time heads ("10:05 / A customer wrote
+    # to support ... The on-call engineer was paged").
+    detected = {m.start for m in _events(ctx, ms)["detect"]}
+
+    def told(m: Moment) -> bool:
+        s = m.sentence
+        if s.start in cued or m.start in detected:
+            return True
+        end = entry_end(ctx, s)
+        return end > s.end and bool(cue.search(ctx.doc.text[s.start : end].lower()))
+
+    found = [m for m in ms if m.sentence.role not in plans and told(m)]
+    return min(found, key=lambda m: m.at) if found else None
 
 
 def draft_symptoms_text(ctx: Context) -> Found:
-    return draft_text_field(ctx, "symptoms_text")
+    found = draft_text_field(ctx, "symptoms_text")
+    if found.confidence.get("symptoms_text") and found.confidence["symptoms_text"].method == "heading":
+        return found
+    # What was seen as it began: the timeline's entries after the trigger and before the first
+    # report ("09:20 Builds began to wait in the queue"), after the cue sentences.
+    _trigger, seen = story_before_noticed(ctx)
+    quotes = found.evidence.get("symptoms_text", [])
+    extra = [q for q in (entry_evidence(ctx, s) for s in seen) if not _covered(q, quotes)]
+    if not extra:
+        return found
+    cue = found.record.get("symptoms_text", {})
+    cue_text = cue.get(ctx.lang, "") if isinstance(cue, dict) else ""
+    text = "\n\n".join([cue_text] * bool(cue_text) + [squeeze(q.quote) for q in extra])
+    out = Found()
+    out.put(
+        "symptoms_text", {ctx.lang: text}, quotes + extra, confidence(0.4, "rule" if not quotes else "cue")
+    )
+    return out
+
+
+def _covered(q: Evidence, quotes: list[Evidence]) -> bool:
+    return any(o.start <= q.start and q.end <= o.end or q.start <= o.start and o.end <= q.end for o in quotes)
+
+
+def entry_evidence(ctx: Context, s: Sentence) -> Evidence:
+    """The quote of a timeline entry: the sentence, and the untimed sentences its time heads."""
+    from extractors.draft.moments import entry_end
+
+    return evidence(ctx.doc, s.start, entry_end(ctx, s), s.heading)
+
+
+# Of the timeline's entries before the first report, how many tell the start when no entry is
+# marked as the first impact (the change, then what it did: "10:05 certificate renewed", "10:12
+# login errors"); the rest tell what was seen.
+MAX_START_ENTRIES = 2
+MAX_SEEN_ENTRIES = 2
+
+
+def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
+    """The timeline's entries told before its first detection moment, that are no response, fix or
+    report, split into the start of the story (the trigger: the first-impact entry, else the first
+    entries) and what was seen after it (symptoms). Order in time, not cue words: a page that
+    does not say when it noticed has no such entries."""
+    if "story" in ctx.memo:
+        return ctx.memo["story"]
+    from extractors.draft.moments import _events, entry_end, first_impact, moments
+
+    ms = moments(ctx)
+    told = [m.at for m in _events(ctx, ms)["detect"] if m.sentence.role == "timeline"]
+    first = noticed_moment(ctx)
+    noticed = min(told + ([first.at] if first is not None else []), default=None)
+    entries: list[Sentence] = []
+    if noticed is not None:
+        skip = (response_pattern(), _response_words(), field_cue("detection"))
+        for m in sorted(ms, key=lambda m: m.at):
+            s = m.sentence
+            if s.role != "timeline" or m.at >= noticed or s in entries:
+                continue
+            low = ctx.doc.text[s.start : entry_end(ctx, s)].lower()
+            if not any(p.search(low) for p in skip):
+                entries.append(s)
+    start = first_impact(ctx)
+    if start is not None:
+        after = [s for s in entries if s.start != start.start and s.start > start.start]
+        story = ([start], after[:MAX_SEEN_ENTRIES])
+    else:
+        story = (entries[:MAX_START_ENTRIES], entries[MAX_START_ENTRIES:][:MAX_SEEN_ENTRIES])
+    ctx.memo["story"] = story
+    return story
+
+
+@cache
+def response_pattern() -> Lexicon:
+    from extractors.draft.moments import response_pattern as team_response
+
+    return team_response()
 
 
 def draft_lessons(ctx: Context) -> Found:
