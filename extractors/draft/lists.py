@@ -34,10 +34,23 @@ def _story_start() -> Lexicon:
     return cue_pattern(cues()["story_start"])
 
 
+# A table row whose cells are all this short (words, and characters for the languages written
+# without spaces) is a header ("Action | Owner", "対策 | 担当"), not a step.
+HEADER_WORDS = 2
+HEADER_CHARS = 12
+
+
+def _header_row(s: Sentence) -> bool:
+    cells = [c.strip() for c in s.text.split("|")]
+    return s.kind == "table_row" and all(
+        len(c.split()) <= HEADER_WORDS and len(c) <= HEADER_CHARS for c in cells
+    )
+
+
 def _entries(sentences: list[Sentence]) -> list[Sentence]:
     out = []
     for s in sentences:
-        if len(s.text) < MIN_CHARS or s.text.rstrip().endswith((":", "：")):
+        if len(s.text) < MIN_CHARS or s.text.rstrip().endswith((":", "：")) or _header_row(s):
             continue
         out.append(s)
     return out

@@ -140,6 +140,46 @@ GOLD: dict[str, dict[str, list[str]]] = {
         "remediation": ["証明書を以前のものに戻し、中間証明書を含めた証明書を改めて適用しました。"],
         "action_items": ["証明書の更新手順に、中間証明書を含むかどうかの確認を追加します。"],
     },
+    "ko-blog.html": {
+        "summary": [
+            "지난 3월 12일 저녁, 일부 사용자에게 같은 푸시 알림이 두 번씩 발송되는 장애가 있었습니다."
+        ],
+        "detection": ['오후 7시 40분쯤 고객센터로 "같은 알림이 두 번 온다"는 문의가 연달아 들어왔습니다.'],
+        "impact": ["확인해 보니 약 18만 명의 사용자가 마케팅 알림을 두 번씩 받았습니다."],
+        "symptoms_text": [
+            "지난 3월 12일 저녁, 일부 사용자에게 같은 푸시 알림이 두 번씩 발송되는 장애가 있었습니다.",
+            "확인해 보니 약 18만 명의 사용자가 마케팅 알림을 두 번씩 받았습니다.",
+        ],
+        "root_cause": ["알림 발송 워커의 재시도 로직이 원인이었습니다."],
+        "trigger": [
+            "오후 7시 10분에 배포한 새 버전에서 발송 성공 응답을 받기 전에 타임아웃이 나면 같은 메시지를 다시 큐에 "
+            "넣도록 바뀌었고, 실제로는 첫 발송이 이미 성공한 경우가 많았습니다."
+        ],
+        "remediation": [
+            "오후 8시 5분에 워커를 이전 버전으로 롤백했고, 이후 중복 발송은 더 이상 발생하지 않았습니다."
+        ],
+        "lessons": ["이번 장애로 재시도에는 반드시 중복 제거 키가 필요하다는 것을 배웠습니다."],
+        "action_items": ["앞으로 발송 요청마다 고유 키를 붙여 중복 발송을 막을 예정입니다."],
+    },
+    "en-sre-template.md": {
+        "summary": ["Webhook deliveries to customer endpoints were delayed by up to 50 minutes."],
+        "trigger": ["A large customer's endpoint started answering in 29 seconds after their own deploy."],
+        "detection": ["The delivery lag alert fired when the oldest queued event was 10 minutes old."],
+        "impact": ["Roughly 600 customers received their webhook events late; no events were dropped."],
+        "symptoms_text": [
+            "Webhook deliveries to customer endpoints were delayed by up to 50 minutes.",
+            "Webhook deliveries begin to lag behind.",
+        ],
+        "root_cause": [
+            "The delivery workers shared one connection pool, and a single slow customer endpoint held every "
+            "connection open until its 30 second timeout."
+        ],
+        "remediation": [
+            "We capped the connections any one endpoint may hold and restarted the delivery workers."
+        ],
+        "lessons": ["The lag alert fired within minutes of the backlog building up."],
+        "action_items": ["Add a per-endpoint connection limit to the delivery workers"],
+    },
 }
 
 # Quotes a field must never rest on: the wrong part of the story (a fix as the trigger, what went
@@ -155,8 +195,19 @@ NEVER: dict[str, dict[str, list[str]]] = {
     "en-time-headings.html": {"trigger": ["We rolled the scheduler back to version 3.7."]},
     "en-narrative.html": {
         "impact": ["The originals were safe, so no photos were lost."],
-        "symptoms_text": ["The originals were safe, so no photos were lost."],
+        # "wrote empty thumbnails instead of failing" tells the cause, and that nothing failed.
+        "symptoms_text": ["The originals were safe, so no photos were lost.", "instead of failing"],
         "trigger": ["At 22:30 we pinned the workers back"],
+        # How it started is the trigger, never a fix.
+        "remediation": ["The problem started when we upgraded the image library"],
+    },
+    "ko-blog.html": {"summary": ["안녕하세요"]},
+    "en-sre-template.md": {
+        "action_items": ["Action | Owner"],
+        "remediation": [
+            "The lag alert fired within minutes",
+            "The connection pool had no per-endpoint limit.",
+        ],
     },
 }
 
@@ -211,3 +262,26 @@ def test_evidence_never_from_the_wrong_part(name: str, field: str) -> None:
     got = drafted(name).get(field, [])
     for bad in NEVER[name][field]:
         assert not any(bad in q for q in got), (field, bad, got)
+
+
+def test_a_cue_said_not_to_have_happened_is_no_symptom() -> None:
+    from extractors.draft.evidence import field_cue
+    from extractors.draft.text_fields import _affirmed
+
+    cue = field_cue("symptoms_text")
+    assert _affirmed(cue, "builds were failing for an hour")
+    assert not _affirmed(cue, "it wrote empty thumbnails instead of failing")
+    assert not _affirmed(cue, "no requests timed out")
+
+
+def test_a_table_header_is_no_step() -> None:
+    from extractors.draft.context import Sentence
+    from extractors.draft.lists import _header_row
+
+    def row(text: str) -> Sentence:
+        return Sentence(0, len(text), text, "action_items", None, "table_row", 0)
+
+    assert _header_row(row("Action | Owner"))
+    assert _header_row(row("対策 | 担当"))
+    assert not _header_row(row("Add a per-endpoint connection limit | platform"))
+    assert not _header_row(row("証明書の更新手順に確認を追加する | 運用チーム"))
