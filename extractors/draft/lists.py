@@ -47,6 +47,15 @@ def _header_row(s: Sentence) -> bool:
     )
 
 
+def _told(s: Sentence) -> bool:
+    """A question ("How did we mitigate it?") or a sentence about the post ("In this post we share
+    how we fixed it") is no step."""
+    from extractors.draft.text_fields import not_told
+
+    low = s.text.lower()
+    return not low.rstrip().endswith(("?", "？")) and not not_told().search(low)
+
+
 def _entries(sentences: list[Sentence]) -> list[Sentence]:
     out = []
     for s in sentences:
@@ -66,7 +75,7 @@ def draft_list(ctx: Context, name: str) -> Found:
     else:
         cued = ctx.cue_counts(field_cue(name))
         roles = CUE_ROLES[name]
-        hits = [s for s in _entries(ctx.sentences) if s.role in roles and s.start in cued]
+        hits = [s for s in _entries(ctx.sentences) if s.role in roles and s.start in cued and _told(s)]
         if name == "remediation":
             # Remediation is what was done: the future tense belongs to action items; and how the
             # incident started ("the problem started when we upgraded the library") is the

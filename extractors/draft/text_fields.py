@@ -124,14 +124,39 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
             continue
         if response is not None and s.start in counts and response.search(s.text.lower()):
             continue
-        if name == "symptoms_text" and s.start in counts and not _affirmed(field_cue(name), s.text.lower()):
-            continue  # "no photos were lost", "instead of failing": nothing was seen
+        if s.start in counts and not _told(ctx, name, s):
+            continue
         hits = counts.get(s.start, 0)
         if hits and weights.get(s.role, 0.8) > 0:
             scored.append((-(hits * weights.get(s.role, 0.8)), i, s))
     scored.sort(key=lambda t: (t[0], t[1]))
     chosen = sorted((t for t in scored[:limit]), key=lambda t: t[1])
     return [t[2] for t in chosen]
+
+
+def _told(ctx: Context, name: str, s: Sentence) -> bool:
+    """Whether a cue sentence may tell its field: a question ("How was it detected?") or a sentence
+    about the post ("In this post we share how we fixed it") tells nothing of the incident; a
+    trigger or a symptom is what did happen: no negated cue ("no packages were published by the
+    attackers", "instead of failing") and no what-if ("the bug would allow an attacker to")."""
+    low = s.text.lower()
+    if low.rstrip().endswith(("?", "？")) or not_told().search(low):
+        return False
+    if name not in ("trigger", "symptoms_text"):
+        return True
+    return not _hypothetical().search(low) and _affirmed(field_cue(name), low)
+
+
+@cache
+def not_told() -> Lexicon:
+    """Sentences about the post itself: no field's evidence by cue words."""
+    return cue_pattern(cues()["about_post"])
+
+
+@cache
+def _hypothetical() -> Lexicon:
+    c = cues()
+    return cue_pattern([*c["counterfactual"], *c["hypothetical"]])
 
 
 # Words right before a cue that say the thing did not happen ("wrote empty files instead of failing").

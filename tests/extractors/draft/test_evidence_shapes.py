@@ -285,3 +285,26 @@ def test_a_table_header_is_no_step() -> None:
     assert _header_row(row("対策 | 担当"))
     assert not _header_row(row("Add a per-endpoint connection limit | platform"))
     assert not _header_row(row("証明書の更新手順に確認を追加する | 運用チーム"))
+
+
+WHAT_IF = (
+    b"<html><head><title>Unsigned uploads accepted</title></head><body><article>"
+    b"<h1>Unsigned uploads accepted</h1>"
+    b"<p>On 2 May a researcher told us that the upload endpoint accepted unsigned archives for three days.</p>"
+    b"<p>The flaw would allow attackers to replace a package with a build of their own.</p>"
+    b"<p>In this post we share how we fixed it and what we changed.</p>"
+    b"<p>How was it fixed?</p>"
+    b"<p>We deployed a check that rejects unsigned archives and restarted the upload workers.</p>"
+    b"</article></body></html>"
+)
+
+
+def test_no_what_if_question_or_talk_about_the_post_as_evidence() -> None:
+    draft = draft_page(
+        WHAT_IF, url="https://example.org/p/", content_type="text/html", now="2025-07-01T00:00:00Z"
+    )
+    ev = {k: [e.quote for e in v] for k, v in draft.draft.evidence.items()}
+    assert not any("would allow" in q for q in ev.get("trigger", []))
+    remediation = ev.get("remediation", [])
+    assert any("rejects unsigned archives" in q for q in remediation)
+    assert not any("In this post" in q or q.endswith("?") for q in remediation)
