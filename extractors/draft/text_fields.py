@@ -118,13 +118,18 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
     # A fix is never the trigger: a sentence that reverts, restores or rolls back is the response.
     # Nor is it a symptom: the real fix must not land in symptoms_text.
     response = _response_words() if name in ("trigger", "symptoms_text") else None
+    # Nor is a step of the fix ("We delete stale routes and restart the proxy") or the change that
+    # started it (the story's start) what was seen.
+    not_seen: set[int] = set()
+    if name == "symptoms_text":
+        not_seen = set(ctx.cue_counts(field_cue("remediation"))) | _started_by_order(ctx)
     scored = []
     for i, s in enumerate(ctx.sentences):
         if s.role == "skip" or len(s.text) < 15:
             continue
         if response is not None and s.start in counts and response.search(s.text.lower()):
             continue
-        if s.start in counts and not _told(ctx, name, s):
+        if s.start in counts and (s.start in not_seen or not _told(ctx, name, s)):
             continue
         hits = counts.get(s.start, 0)
         if hits and weights.get(s.role, 0.8) > 0:
@@ -375,9 +380,29 @@ def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
         after = [s for s in entries if s.start != start.start and s.start > start.start]
         story = ([start], after[:MAX_SEEN_ENTRIES])
     else:
-        story = (entries[:MAX_START_ENTRIES], entries[MAX_START_ENTRIES:][:MAX_SEEN_ENTRIES])
+        # The first entry after the first that tells something seen ("10:12 login shows an error
+        # page") ends the start: what came before it started it.
+        seen = field_cue("symptoms_text")
+        k = next(
+            (
+                i
+                for i, s in enumerate(entries)
+                if i and _affirmed(seen, ctx.doc.text[s.start : entry_end(ctx, s)].lower())
+            ),
+            MAX_START_ENTRIES,
+        )
+        k = min(k, MAX_START_ENTRIES)
+        story = (entries[:k], entries[k:][:MAX_SEEN_ENTRIES])
     ctx.memo["story"] = story
     return story
+
+
+def _started_by_order(ctx: Context) -> set[int]:
+    """The story's start when order in time chose it (no first-impact entry: "09:40 the cleanup job
+    is skipped"); a first-impact entry ("00:55 builds started failing") is also what was seen."""
+    from extractors.draft.moments import first_impact
+
+    return set() if first_impact(ctx) is not None else {s.start for s in story_before_noticed(ctx)[0]}
 
 
 @cache

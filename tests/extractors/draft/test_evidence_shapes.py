@@ -180,6 +180,21 @@ GOLD: dict[str, dict[str, list[str]]] = {
         "lessons": ["The lag alert fired within minutes of the backlog building up."],
         "action_items": ["Add a per-endpoint connection limit to the delivery workers"],
     },
+    "en-md-time-headings.md": {
+        "summary": ["Starting a notebook session failed for most users for about two hours on 4 March"],
+        "trigger": [
+            "The nightly cleanup job is skipped because its schedule was removed in the last configuration change."
+        ],
+        "detection": ["A user posts in the community forum that every session ends with a spinning wheel."],
+        "impact": ["Starting a notebook session failed for most users for about two hours on 4 March"],
+        "symptoms_text": [
+            "New sessions start but their pages never load.",
+            "every session ends with a spinning wheel",
+        ],
+        "remediation": ["We delete stale routes by hand and restart the proxy."],
+        "lessons": ["Nothing alerts when the route table grows."],
+        "action_items": ["Alert when the route table is above 80% of its limit."],
+    },
 }
 
 # Quotes a field must never rest on: the wrong part of the story (a fix as the trigger, what went
@@ -202,6 +217,11 @@ NEVER: dict[str, dict[str, list[str]]] = {
         "remediation": ["The problem started when we upgraded the image library"],
     },
     "ko-blog.html": {"summary": ["안녕하세요"]},
+    # A step of the fix, and the change that started it, are not what was seen.
+    "en-md-time-headings.md": {
+        "symptoms_text": ["We delete stale routes by hand", "The nightly cleanup job is skipped"],
+        "remediation": ["The community forum report", "Nothing alerts when"],
+    },
     "en-sre-template.md": {
         "action_items": ["Action | Owner"],
         "remediation": [
