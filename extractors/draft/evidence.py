@@ -25,9 +25,22 @@ __all__ = [
     "field_cue",
     "heading_role_by_keyword",
     "own_split_sentences",
+    "prose",
     "sentence_evidence",
     "squeeze",
 ]
+
+
+# Code a page shows in a paragraph ("public static void set(UserSession s) {", "x = f(); // keep")
+# and footnote definitions ("[^1]: As of writing ..."): no prose tells an incident so.
+_NOT_PROSE = re.compile(
+    r"[{}]|\w\([^()]*\)\s*;|;\s*//|^\s*\[\^|^\s*(?:public|private|protected|def|function|import|return)\s"
+)
+
+
+def prose(sentence: Sentence) -> bool:
+    """Whether a sentence is prose a field may quote by cue words: not code, not a footnote."""
+    return sentence.kind != "code" and not _NOT_PROSE.search(sentence.text)
 
 
 def evidence(doc: Document, start: int, end: int, section: str | None = None) -> Evidence:

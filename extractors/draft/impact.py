@@ -14,6 +14,7 @@ from extractors.draft.evidence import (
     cues,
     evidence,
     field_cue,
+    prose,
     sentence_evidence,
     squeeze,
 )
@@ -90,7 +91,9 @@ def _count_in(ctx: Context, s: Sentence) -> re.Match[str] | None:
 @cache
 def _not_impact() -> Lexicon:
     c = cues()
-    return cue_pattern([*c["not_summary"], *c["counterfactual"], *c["apology"]])
+    # Not the what-if list: an impact is often told as what a fault can do ("this regression can
+    # affect many libraries", 영향을 줄 수 있습니다); what could have happened is no impact.
+    return cue_pattern([*c["not_summary"], *c["counterfactual"], *c["about_post"], *c["apology"]])
 
 
 def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
@@ -106,7 +109,7 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     near = [
         s
         for s in ctx.sentences
-        if s.role not in skip and not (s.start in cued and _not_impact().search(s.text.lower()))
+        if s.role not in skip and prose(s) and not (s.start in cued and _not_impact().search(s.text.lower()))
     ]
     scored = []
     # A sentence this short is a label or a heading; Japanese and Chinese say as much in half the

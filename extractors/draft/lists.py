@@ -12,6 +12,7 @@ from extractors.draft.evidence import (
     cue_pattern,
     cues,
     field_cue,
+    prose,
     sentence_evidence,
     squeeze,
 )
@@ -53,7 +54,7 @@ def _told(s: Sentence) -> bool:
     from extractors.draft.text_fields import not_told
 
     low = s.text.lower()
-    return not low.rstrip().endswith(("?", "？")) and not not_told().search(low)
+    return not low.rstrip().endswith(("?", "？")) and not not_told().search(low) and prose(s)
 
 
 def _entries(sentences: list[Sentence]) -> list[Sentence]:

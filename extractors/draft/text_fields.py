@@ -14,6 +14,7 @@ from extractors.draft.evidence import (
     cues,
     evidence,
     field_cue,
+    prose,
     sentence_evidence,
     squeeze,
 )
@@ -145,7 +146,7 @@ def _told(ctx: Context, name: str, s: Sentence) -> bool:
     trigger or a symptom is what did happen: no negated cue ("no packages were published by the
     attackers", "instead of failing") and no what-if ("the bug would allow an attacker to")."""
     low = s.text.lower()
-    if low.rstrip().endswith(("?", "？")) or not_told().search(low):
+    if low.rstrip().endswith(("?", "？")) or not_told().search(low) or not prose(s):
         return False
     if name not in ("trigger", "symptoms_text"):
         return True

@@ -328,3 +328,36 @@ def test_no_what_if_question_or_talk_about_the_post_as_evidence() -> None:
     remediation = ev.get("remediation", [])
     assert any("rejects unsigned archives" in q for q in remediation)
     assert not any("In this post" in q or q.endswith("?") for q in remediation)
+
+
+def test_code_and_footnotes_are_no_prose() -> None:
+    from extractors.draft.context import Sentence
+    from extractors.draft.evidence import prose
+
+    def para(text: str) -> Sentence:
+        return Sentence(0, len(text), text, "other", None, "paragraph", 0)
+
+    assert prose(para("About 900 users could not log in for an hour."))
+    assert prose(para("Roughly 600 customers received their events late; no events were dropped."))
+    assert not prose(para("public static void setUserSession(UserSession userSession) { ..."))
+    assert not prose(para("session = store.get(key); // users affected"))
+    assert not prose(para("[^1]: As of writing, 300 users are waiting for review."))
+
+
+CODE_PAGE = (
+    b"<html><head><title>Sessions lost</title></head><body><article><h1>Sessions lost</h1>"
+    b"<p>On 3 June about 900 users were logged out of the app for two hours.</p>"
+    b"<p>public void saveUserSession(UserSession users) { store.put(users); }</p>"
+    b"<p>A cache change dropped sessions that had no expiry set.</p>"
+    b"<p>[^1]: Users of the beta app count among the affected users too.</p>"
+    b"</article></body></html>"
+)
+
+
+def test_impact_does_not_quote_code_or_footnotes() -> None:
+    draft = draft_page(
+        CODE_PAGE, url="https://example.org/p/", content_type="text/html", now="2025-07-01T00:00:00Z"
+    )
+    quotes = [e.quote for e in draft.draft.evidence.get("impact") or []]
+    assert any("900 users" in q for q in quotes)
+    assert not any("{" in q or q.startswith("[^") for q in quotes)
