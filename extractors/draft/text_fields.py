@@ -119,6 +119,8 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
     # A fix is never the trigger: a sentence that reverts, restores or rolls back is the response.
     # Nor is it a symptom: the real fix must not land in symptoms_text.
     response = _response_words() if name in ("trigger", "symptoms_text") else None
+    # A plan ("今後は…手順を追加します", "we will add a check") is never what started it.
+    plans = set(ctx.cue_counts(field_cue("action_items"))) if name == "trigger" else set()
     # Nor is a step of the fix ("We delete stale routes and restart the proxy") or the change that
     # started it (the story's start) what was seen.
     not_seen: set[int] = set()
@@ -130,7 +132,7 @@ def cue_sentences(ctx: Context, name: str, limit: int = MAX_CUE_SENTENCES) -> li
             continue
         if response is not None and s.start in counts and response.search(s.text.lower()):
             continue
-        if s.start in counts and (s.start in not_seen or not _told(ctx, name, s)):
+        if s.start in counts and (s.start in not_seen or s.start in plans or not _told(ctx, name, s)):
             continue
         hits = counts.get(s.start, 0)
         if hits and weights.get(s.role, 0.8) > 0:

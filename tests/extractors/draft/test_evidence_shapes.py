@@ -195,6 +195,20 @@ GOLD: dict[str, dict[str, list[str]]] = {
         "lessons": ["Nothing alerts when the route table grows."],
         "action_items": ["Alert when the route table is above 80% of its limit."],
     },
+    "ja-narrative.html": {
+        "trigger": ["9月8日の午後2時ごろ、決済APIのデータベースのパラメータを変更しました。"],
+        "detection": ["午後2時35分にエラー率のアラートが鳴り、障害に気づきました。"],
+        "impact": [
+            "午後2時20分ごろから決済APIがタイムアウトするようになり、約4,000件の決済が完了しませんでした。"
+        ],
+        "symptoms_text": [
+            "午後2時20分ごろから決済APIがタイムアウトするようになり、約4,000件の決済が完了しませんでした。"
+        ],
+        "remediation": [
+            "午後3時10分にパラメータを変更前の値に戻したところ、決済は正常に処理されるようになりました。"
+        ],
+        "action_items": ["今後はパラメータ変更の前に、接続数の上限を確認する手順を追加します。"],
+    },
 }
 
 # Quotes a field must never rest on: the wrong part of the story (a fix as the trigger, what went
@@ -217,6 +231,8 @@ NEVER: dict[str, dict[str, list[str]]] = {
         "remediation": ["The problem started when we upgraded the image library"],
     },
     "ko-blog.html": {"summary": ["안녕하세요"]},
+    # A plan is never the trigger; noticing (気づきました) is no lesson.
+    "ja-narrative.html": {"trigger": ["今後は"], "lessons": ["障害に気づきました"]},
     # A step of the fix, and the change that started it, are not what was seen.
     "en-md-time-headings.md": {
         "symptoms_text": ["We delete stale routes by hand", "The nightly cleanup job is skipped"],
