@@ -377,3 +377,21 @@ def test_impact_does_not_quote_code_or_footnotes() -> None:
     quotes = [e.quote for e in draft.draft.evidence.get("impact") or []]
     assert any("900 users" in q for q in quotes)
     assert not any("{" in q or q.startswith("[^") for q in quotes)
+
+
+@pytest.mark.parametrize(
+    ("heading", "role"),
+    [
+        ("Why it happened", "root_cause"),  # was taken for "What happened" (summary)
+        ("How was it detected", "detection"),
+        ("How did we find out?", "detection"),
+        ("What went badly", "contributing"),
+        ("Fixing the problem", "remediation"),  # was symptoms_text ("the problem")
+        ("향후 대응", "action_items"),  # the future's response is a plan, not the fix
+        ("今後の対応", "action_items"),
+    ],
+)
+def test_heading_roles_of_common_forms(heading: str, role: str) -> None:
+    from schema.headings import heading_role
+
+    assert heading_role(heading) == role
