@@ -96,7 +96,7 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
         best: dict[str, tuple[float, int, int]] = {}
         lacking = sent is not None and _tells_lack(ctx, sent)
-        for i, a, b in hits:
+        for i, a, b in _uncovered(every, text, hits):
             m = every[i]
             if m.needs_lack and not lacking:
                 continue  # "monitoring" where no lack is told
@@ -109,9 +109,36 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         for term, (weight, a, b) in best.items():
             raw[term].append((weight, sent, a, b))
     for term, weight, sent, a, b in _pair_hits(ctx, kind, table):
-        if not any(s is sent for _w, s, *_ in raw[term]):
-            raw[term].append((weight, sent, a, b))
+        # One mention per sentence: the pair's where it counts more than a form's or cue's.
+        same = [m for m in raw[term] if m[1] is sent]
+        if not same or same[0][0] < weight:
+            raw[term] = [m for m in raw[term] if m[1] is not sent] + [(weight, sent, a, b)]
     return _saturated({t: m for t, m in raw.items() if t not in excluded})
+
+
+def _uncovered(every: tuple[Matcher, ...], text: str, hits: list[Hit]) -> list[Hit]:
+    """Each hit, or where it lies inside a longer hit of another term ("errors" in "certificate
+    errors" is certificate-errors, not elevated-error-rate), the matcher's next hit outside every
+    such span; none if it has none. The longer, more specific name claims its words."""
+    spans = [(every[i].term, a, b) for i, a, b in hits]
+
+    def covered(term: str, a: int, b: int) -> int | None:
+        for t, x, y in spans:
+            if t != term and x <= a and b <= y and y - x > b - a:
+                return y
+        return None
+
+    out = []
+    for i, a, b in hits:
+        term = every[i].term
+        while (end := covered(term, a, b)) is not None:
+            nxt = every[i].pattern.search(text, end)
+            if nxt is None:
+                break
+            a, b = nxt.start(), nxt.end()
+        else:
+            out.append((i, a, b))
+    return out
 
 
 def _saturated(raw: dict[str, list[tuple[float, Sentence | None, int, int]]]) -> dict[str, Score]:
@@ -151,6 +178,17 @@ def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) 
     if kind == "contributing" and sent.start in ctx.cue_counts(_lack_words()):
         factor *= settings()["lack"]["boost"]
     return factor
+
+
+def _story_only(scores: dict[str, Score]) -> None:
+    """Drops the terms named only outside the incident's story (data/tags.json "story_roles"):
+    only in lessons, action items or background ("we will put a CDN in front", "Redis normally
+    holds the sessions"). A mention in the title (no sentence) is the story."""
+    outside = set(settings()["story_roles"]["not_story"])
+    for term in [t for t, s in scores.items() if s.sentences]:
+        mentions = scores[term].sentences or []
+        if all(sent is not None and sent.role in outside for _w, sent, _a, _b in mentions):
+            del scores[term]
 
 
 @cache
@@ -219,9 +257,12 @@ def _pair_hits(ctx: Context, kind: Kind, table: str) -> list[tuple[str, float, S
     live = [(term, pats, groups) for term, pats, groups in pairs if _names_all(low, groups)]
     if not live:
         return []
+    # A contributing pair states the factor itself ("staging and production diverged"), as a
+    # sentence that tells a lack does: it counts as much (data/tags.json "lack" boost).
+    boost = settings()["lack"]["boost"] if kind == "contributing" else 1.0
     out = []
     for sent in ctx.sentences:
-        w = _weight(table, sent.role)
+        w = _weight(table, sent.role) * boost
         if w <= 0:
             continue
         lowered = sent.text.lower()
@@ -336,6 +377,8 @@ def draft_tags(ctx: Context, drafted: Found) -> Found:
         scores = score_terms(ctx, kind, table)
         if name == "components":
             component_scores = scores
+        if kind in cfg["story_roles"]["kinds"]:
+            _story_only(scores)
         if name == "symptoms":
             _partial_not_full(scores)
         if name == "domain":
