@@ -98,7 +98,7 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
         lacking = sent is not None and _tells_lack(ctx, sent)
         for i, a, b in _uncovered(every, text, hits):
             m = every[i]
-            if m.needs_lack and not lacking:
+            if m.needs_lack and not (lacking and _lack_near(sent, text, a, b)):
                 continue  # "monitoring" where no lack is told
             verdict = _reported(ctx, kind, m, text, a, b)
             if verdict != "reported":
@@ -213,6 +213,17 @@ def _tells_lack(ctx: Context, sent: Sentence) -> bool:
     if sent.role in settings()["lack_only"]["roles"]:
         return True
     return sent.start in ctx.cue_counts(_lack_words())
+
+
+def _lack_near(sent: Sentence | None, text: str, a: int, b: int) -> bool:
+    """Whether the lack told is the named thing's: under a problems, lessons or plans heading every
+    item is one; elsewhere a lack word stands within the clause around the name ("there was no
+    canary", 점진적 배포를 하지 않았, "staging did not have"), not anywhere in a long sentence
+    ("errors grew gradually; iOS did not show it")."""
+    if sent is None or sent.role in settings()["lack_only"]["roles"]:
+        return True
+    near = settings()["lack"]["near_chars"]
+    return _lack_words().search(text[max(0, a - near) : b + near].lower()) is not None
 
 
 @cache

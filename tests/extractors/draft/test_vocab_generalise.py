@@ -195,3 +195,37 @@ def test_a_component_named_only_in_follow_ups_is_not_tagged() -> None:
         "<li>Move the CDN config to the CDN provider's API.</li><li>Cache the CDN responses.</li></ul>",
     )
     assert "cdn" not in got
+
+
+def test_the_lack_must_be_the_named_things() -> None:
+    # A lack word far off in a long sentence is about something else.
+    far = contributing(
+        "Token leak on May 2",
+        "<p>On May 2 a token was found in a public image.</p><h2>Root cause</h2>"
+        "<p>Staging deployments were run from a laptop by a small shell script that tried to clean the tree "
+        "and then failed to remove the local edits.</p>",
+    )
+    assert "staging-parity-gap" not in far
+    near = contributing(
+        "Token leak on May 2",
+        "<p>On May 2 a token was found in a public image.</p><h2>Root cause</h2>"
+        "<p>We had no staging environment, so the image was built from a laptop.</p>",
+    )
+    assert "staging-parity-gap" in near
+
+
+@pytest.mark.parametrize(
+    ("title", "trend", "lack"),
+    [
+        (
+            "3월 접속 장애",
+            "<p>3월에 일부 사용자가 접속하지 못했습니다.</p><h2>원인</h2>"
+            "<p>점진적 우상향 패턴이 iOS에서는 보이지 않았습니다. 오류가 점진적으로 늘었지만 원인은 알 수 없었습니다.</p>",
+            "<p>3월에 모든 사용자가 접속하지 못했습니다.</p><h2>원인</h2>"
+            "<p>설정 변경을 점진적 배포 없이 한번에 모든 서버에 적용했습니다. 카나리 단계가 없었습니다.</p>",
+        ),
+    ],
+)
+def test_a_gradual_trend_is_no_rollout(title: str, trend: str, lack: str) -> None:
+    assert "no-progressive-rollout" not in contributing(title, trend)
+    assert "no-progressive-rollout" in contributing(title, lack)
