@@ -229,3 +229,24 @@ def test_the_lack_must_be_the_named_things() -> None:
 def test_a_gradual_trend_is_no_rollout(title: str, trend: str, lack: str) -> None:
     assert "no-progressive-rollout" not in contributing(title, trend)
     assert "no-progressive-rollout" in contributing(title, lack)
+
+
+def test_insufficient_resources_is_capacity_and_an_excluded_possibility_no_cause() -> None:
+    record = draft(
+        "Registry outage in November",
+        "<p>On November 4 the registry was down for three hours.</p><h2>Root cause</h2>"
+        "<p>The root cause of the downtime was insufficient resources. We moved the database to another "
+        "machine to exclude the possibility of a hardware issue, and the downtime came back.</p>",
+    ).record
+    assert record.root_cause == "capacity"
+
+
+@pytest.mark.parametrize(
+    "phrase", ["to exclude the possibility of a hardware failure", "to rule out a hardware failure"]
+)
+def test_a_cause_named_to_exclude_it_is_negated(phrase: str) -> None:
+    from extractors.draft.negation import negated
+
+    text = f"We moved the registry to another machine {phrase}."
+    a = text.index("hardware")
+    assert negated(text, a, a + len("hardware failure"))
