@@ -83,8 +83,8 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
 def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -> dict[str, Score]:
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
-    every = matchers(kind)
     excluded: set[str] = set()  # terms the page rules out ("it was not the database")
+    named: set[str] = set()  # terms some mention names by more than a weak form
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
@@ -93,27 +93,50 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
             w *= _sentence_factor(ctx, kind, sent, cue_boost)
             if w <= 0:
                 continue
-        # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
-        best: dict[str, tuple[float, int, int]] = {}
-        lacking = sent is not None and _tells_lack(ctx, sent)
-        for i, a, b in _uncovered(every, text, hits):
-            m = every[i]
-            if m.needs_lack and not (lacking and _lack_near(sent, text, a, b)):
-                continue  # "monitoring" where no lack is told
-            verdict = _reported(ctx, kind, m, text, a, b)
-            if verdict != "reported":
-                excluded.update([m.term] if verdict == "ruled out" else [])
-                continue
-            if m.term not in best or best[m.term][0] < w * m.factor:
-                best[m.term] = (w * m.factor, a, b)
-        for term, (weight, a, b) in best.items():
+        for term, (weight, a, b) in _unit_mentions(ctx, kind, text, sent, hits, w, excluded, named).items():
             raw[term].append((weight, sent, a, b))
     for term, weight, sent, a, b in _pair_hits(ctx, kind, table):
         # One mention per sentence: the pair's where it counts more than a form's or cue's.
         same = [m for m in raw[term] if m[1] is sent]
         if not same or same[0][0] < weight:
             raw[term] = [m for m in raw[term] if m[1] is not sent] + [(weight, sent, a, b)]
+        named.add(term)
+    if kind in settings()["weak_alone"]["kinds"]:
+        # Weak forms alone do not mean the term ('server', 'instance'): a page that names it only
+        # by them does not name it.
+        excluded |= set(raw) - named
     return _saturated({t: m for t, m in raw.items() if t not in excluded})
+
+
+def _unit_mentions(
+    ctx: Context,
+    kind: Kind,
+    text: str,
+    sent: Sentence | None,
+    hits: list[Hit],
+    w: float,
+    excluded: set[str],
+    named: set[str],
+) -> dict[str, tuple[float, int, int]]:
+    """Per term, the strongest matcher's first reported hit in one unit (the earlier matcher wins
+    a tie); adds the terms it rules out to `excluded` and those named by more than a weak form to
+    `named`."""
+    every = matchers(kind)
+    best: dict[str, tuple[float, int, int]] = {}
+    lacking = sent is not None and _tells_lack(ctx, sent)
+    for i, a, b in _uncovered(every, text, hits):
+        m = every[i]
+        if m.needs_lack and not (lacking and _lack_near(sent, text, a, b)):
+            continue  # "monitoring" where no lack is told
+        verdict = _reported(ctx, kind, m, text, a, b)
+        if verdict != "reported":
+            excluded.update([m.term] if verdict == "ruled out" else [])
+            continue
+        if m.term not in best or best[m.term][0] < w * m.factor:
+            best[m.term] = (w * m.factor, a, b)
+        if not m.weak:
+            named.add(m.term)
+    return best
 
 
 def _uncovered(every: tuple[Matcher, ...], text: str, hits: list[Hit]) -> list[Hit]:

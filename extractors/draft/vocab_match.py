@@ -93,6 +93,8 @@ class Matcher:
     # A cue that counts only in a sentence that tells a lack, or in a problems, lessons or plans
     # section ("monitoring" is no monitoring gap; "there was no monitoring" is).
     needs_lack: bool = False
+    # Forms so common that alone they do not mean the term (data/tags.json "weak_forms").
+    weak: bool = False
 
 
 _SEPARATORS = re.compile(r"[\s\-]+")
@@ -247,7 +249,9 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
             )
         if weak:
             pattern = "|".join(_form_pattern(f, noun=noun) for f in sorted(weak, key=len, reverse=True))
-            out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))
+            out.append(
+                Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak), weak=True)
+            )
         # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
         upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
         rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)

@@ -250,3 +250,19 @@ def test_a_cause_named_to_exclude_it_is_negated(phrase: str) -> None:
     text = f"We moved the registry to another machine {phrase}."
     a = text.index("hardware")
     assert negated(text, a, a + len("hardware failure"))
+
+
+def test_a_component_named_only_by_weak_forms_is_not_named() -> None:
+    generic = components(
+        "API outage on May 2",
+        "<p>On May 2 the API server returned errors for an hour.</p><h2>Root cause</h2>"
+        "<p>A bad deploy reached every server. The server pool restarted; each server failed its check. "
+        "The servers were rolled back server by server.</p>",
+    )
+    assert "compute-instance" not in generic
+    proper = components(
+        "API outage on May 2",
+        "<p>On May 2 the API server returned errors for an hour.</p><h2>Root cause</h2>"
+        "<p>A bad AMI reached every EC2 instance. The EC2 instances failed their checks and each server was replaced.</p>",
+    )
+    assert "compute-instance" in proper
