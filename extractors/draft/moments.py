@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from functools import cache
+from functools import cache, lru_cache
 
 from extractors.draft.context import Context, Sentence, stamp_heading
 from extractors.draft.cues import cue_pattern, cues
@@ -49,6 +49,7 @@ WHAT_IF = re.compile(
 NOT_THE_STORY = frozenset({"action_items", "background"})
 
 
+@lru_cache(maxsize=4096)  # the timeline asks the same sentences several times
 def _story(low: str, *, durations: bool = False) -> bool:
     """Whether a sentence may tell this incident's events (not another incident's, not a what-if);
     with `durations`, whether a duration it states may be this incident's (no plan, no condition)."""
@@ -126,7 +127,7 @@ def _moments(ctx: Context) -> list[Moment]:
     # A zone the page declares for its times ("All times are in UTC"), else per section heading
     # ("Timeline (PDT)"). Times are read in the zone most explicit times name, else the declared one.
     noted = next((z for s in ctx.sentences if (z := declared_zone(s.text, note=True)) is not None), None)
-    headed = {s.heading: declared_zone(s.heading) for s in ctx.sentences}
+    headed = {h: declared_zone(h) for h in {s.heading for s in ctx.sentences}}
     zone = _default_zone(every)
     if zone is None:
         zone = noted if noted is not None else next((z for z in headed.values() if z is not None), None)

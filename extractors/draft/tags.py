@@ -83,8 +83,8 @@ def _hits(ctx: Context, kind: Kind) -> list[tuple[str, str, Sentence | None, lis
 def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -> dict[str, Score]:
     """Each term's weighted mention count; repeated mentions saturate (a log curve)."""
     raw: dict[str, list[tuple[float, Sentence | None, int, int]]] = defaultdict(list)
-    every = matchers(kind)
     excluded: set[str] = set()  # terms the page rules out ("it was not the database")
+    named: set[str] = set()  # terms some mention names by more than a weak form
     for text, role, sent, hits in _hits(ctx, kind):
         w = _weight(table, role)
         if w <= 0 or not text:
@@ -93,25 +93,75 @@ def score_terms(ctx: Context, kind: Kind, table: str, cue_boost: bool = False) -
             w *= _sentence_factor(ctx, kind, sent, cue_boost)
             if w <= 0:
                 continue
-        # Per term, the strongest matcher's first hit; the earlier matcher wins a tie.
-        best: dict[str, tuple[float, int, int]] = {}
-        lacking = sent is not None and _tells_lack(ctx, sent)
-        for i, a, b in hits:
-            m = every[i]
-            if m.needs_lack and not lacking:
-                continue  # "monitoring" where no lack is told
-            verdict = _reported(ctx, kind, m, text, a, b)
-            if verdict != "reported":
-                excluded.update([m.term] if verdict == "ruled out" else [])
-                continue
-            if m.term not in best or best[m.term][0] < w * m.factor:
-                best[m.term] = (w * m.factor, a, b)
-        for term, (weight, a, b) in best.items():
+        for term, (weight, a, b) in _unit_mentions(ctx, kind, text, sent, hits, w, excluded, named).items():
             raw[term].append((weight, sent, a, b))
     for term, weight, sent, a, b in _pair_hits(ctx, kind, table):
-        if not any(s is sent for _w, s, *_ in raw[term]):
-            raw[term].append((weight, sent, a, b))
+        # One mention per sentence: the pair's where it counts more than a form's or cue's.
+        same = [m for m in raw[term] if m[1] is sent]
+        if not same or same[0][0] < weight:
+            raw[term] = [m for m in raw[term] if m[1] is not sent] + [(weight, sent, a, b)]
+        named.add(term)
+    if kind in settings()["weak_alone"]["kinds"]:
+        # Weak forms alone do not mean the term ('server', 'instance'): a page that names it only
+        # by them does not name it.
+        excluded |= set(raw) - named
     return _saturated({t: m for t, m in raw.items() if t not in excluded})
+
+
+def _unit_mentions(
+    ctx: Context,
+    kind: Kind,
+    text: str,
+    sent: Sentence | None,
+    hits: list[Hit],
+    w: float,
+    excluded: set[str],
+    named: set[str],
+) -> dict[str, tuple[float, int, int]]:
+    """Per term, the strongest matcher's first reported hit in one unit (the earlier matcher wins
+    a tie); adds the terms it rules out to `excluded` and those named by more than a weak form to
+    `named`."""
+    every = matchers(kind)
+    best: dict[str, tuple[float, int, int]] = {}
+    lacking = sent is not None and _tells_lack(ctx, sent)
+    for i, a, b in _uncovered(every, text, hits):
+        m = every[i]
+        if m.needs_lack and not (lacking and _lack_near(sent, text, a, b)):
+            continue  # "monitoring" where no lack is told
+        verdict = _reported(ctx, kind, m, text, a, b)
+        if verdict != "reported":
+            excluded.update([m.term] if verdict == "ruled out" else [])
+            continue
+        if m.term not in best or best[m.term][0] < w * m.factor:
+            best[m.term] = (w * m.factor, a, b)
+        if not m.weak:
+            named.add(m.term)
+    return best
+
+
+def _uncovered(every: tuple[Matcher, ...], text: str, hits: list[Hit]) -> list[Hit]:
+    """Each hit, or where it lies inside a longer hit of another term ("errors" in "certificate
+    errors" is certificate-errors, not elevated-error-rate), the matcher's next hit outside every
+    such span; none if it has none. The longer, more specific name claims its words."""
+    spans = [(every[i].term, a, b) for i, a, b in hits]
+
+    def covered(term: str, a: int, b: int) -> int | None:
+        for t, x, y in spans:
+            if t != term and x <= a and b <= y and y - x > b - a:
+                return y
+        return None
+
+    out = []
+    for i, a, b in hits:
+        term = every[i].term
+        while (end := covered(term, a, b)) is not None:
+            nxt = every[i].pattern.search(text, end)
+            if nxt is None:
+                break
+            a, b = nxt.start(), nxt.end()
+        else:
+            out.append((i, a, b))
+    return out
 
 
 def _saturated(raw: dict[str, list[tuple[float, Sentence | None, int, int]]]) -> dict[str, Score]:
@@ -153,6 +203,17 @@ def _sentence_factor(ctx: Context, kind: Kind, sent: Sentence, cue_boost: bool) 
     return factor
 
 
+def _story_only(scores: dict[str, Score]) -> None:
+    """Drops the terms named only outside the incident's story (data/tags.json "story_roles"):
+    only in lessons, action items or background ("we will put a CDN in front", "Redis normally
+    holds the sessions"). A mention in the title (no sentence) is the story."""
+    outside = set(settings()["story_roles"]["not_story"])
+    for term in [t for t, s in scores.items() if s.sentences]:
+        mentions = scores[term].sentences or []
+        if all(sent is not None and sent.role in outside for _w, sent, _a, _b in mentions):
+            del scores[term]
+
+
 @cache
 def _totality_words() -> Lexicon:
     return cue_pattern(settings()["totality"]["words"])
@@ -175,6 +236,17 @@ def _tells_lack(ctx: Context, sent: Sentence) -> bool:
     if sent.role in settings()["lack_only"]["roles"]:
         return True
     return sent.start in ctx.cue_counts(_lack_words())
+
+
+def _lack_near(sent: Sentence | None, text: str, a: int, b: int) -> bool:
+    """Whether the lack told is the named thing's: under a problems, lessons or plans heading every
+    item is one; elsewhere a lack word stands within the clause around the name ("there was no
+    canary", 점진적 배포를 하지 않았, "staging did not have"), not anywhere in a long sentence
+    ("errors grew gradually; iOS did not show it")."""
+    if sent is None or sent.role in settings()["lack_only"]["roles"]:
+        return True
+    near = settings()["lack"]["near_chars"]
+    return _lack_words().search(text[max(0, a - near) : b + near].lower()) is not None
 
 
 @cache
@@ -219,9 +291,12 @@ def _pair_hits(ctx: Context, kind: Kind, table: str) -> list[tuple[str, float, S
     live = [(term, pats, groups) for term, pats, groups in pairs if _names_all(low, groups)]
     if not live:
         return []
+    # A contributing pair states the factor itself ("staging and production diverged"), as a
+    # sentence that tells a lack does: it counts as much (data/tags.json "lack" boost).
+    boost = settings()["lack"]["boost"] if kind == "contributing" else 1.0
     out = []
     for sent in ctx.sentences:
-        w = _weight(table, sent.role)
+        w = _weight(table, sent.role) * boost
         if w <= 0:
             continue
         lowered = sent.text.lower()
@@ -336,6 +411,8 @@ def draft_tags(ctx: Context, drafted: Found) -> Found:
         scores = score_terms(ctx, kind, table)
         if name == "components":
             component_scores = scores
+        if kind in cfg["story_roles"]["kinds"]:
+            _story_only(scores)
         if name == "symptoms":
             _partial_not_full(scores)
         if name == "domain":

@@ -159,28 +159,37 @@ def _impact_lasted(text: str, m: re.Match[str]) -> bool:
     )
 
 
+# "Time to repair: 5h", "time to detect": measured from something other than the first impact.
+TIME_TO = re.compile(r"(?i)time to (?:repair|resolve|recover|detect)")
+
+
 def _stated(ctx: Context) -> dict[str, tuple[timedelta, Sentence, int, int]]:
     """Durations a sentence states for recovery or detection."""
     out: dict[str, tuple[timedelta, Sentence, int, int]] = {}
     for s in ctx.sentences:
-        if s.role == "skip" or not _DIGIT.search(s.text):
+        if s.role == "skip" or s.role in NOT_THE_STORY or not _DIGIT.search(s.text):
             continue
-        if s.role in NOT_THE_STORY or not _story(s.text.lower(), durations=True):
+        found = _durations_in(s.text)
+        # Found first, then judged: most sentences with a digit state no duration at all.
+        if not found or not _story(s.text.lower(), durations=True) or TIME_TO.search(s.text):
             continue
-        if re.search(r"(?i)time to (?:repair|resolve|recover|detect)", s.text):
-            continue
-        if (lasted := _key_duration(s.text)) is not None:
-            out.setdefault("resolved_after", (lasted, s, 0, len(s.text)))
-            continue
-        for key, m in _stated_en(s.text):
-            out.setdefault(key, (_delta_en(m), s, m.start(), m.end()))
-        # DURATION_CJK can match empty text, so finditer stops at every character: look only in
-        # sentences with a unit it needs (one of 日 일 時 시 分 분), as every match we keep has one.
-        if _CJK_UNIT.search(s.text):
-            for key, m in _stated_cjk(s.text):
-                delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
-                out.setdefault(key, (delta, s, m.start(), m.end()))
+        for key, delta, a, b in found:
+            out.setdefault(key, (delta, s, a, b))
     return out
+
+
+def _durations_in(text: str) -> list[tuple[str, timedelta, int, int]]:
+    """The recovery and detection durations `text` states: (key, length, start, end)."""
+    if (lasted := _key_duration(text)) is not None:
+        return [("resolved_after", lasted, 0, len(text))]
+    found = [(key, _delta_en(m), m.start(), m.end()) for key, m in _stated_en(text)]
+    # DURATION_CJK can match empty text, so finditer stops at every character: look only in
+    # sentences with a unit it needs (one of 日 일 時 시 分 분), as every match we keep has one.
+    if _CJK_UNIT.search(text):
+        for key, m in _stated_cjk(text):
+            delta = timedelta(days=int(m[1] or 0), hours=int(m[2] or 0), minutes=int(m[3] or 0))
+            found.append((key, delta, m.start(), m.end()))
+    return found
 
 
 # A template's field that is the impact's length and nothing else: "Duration: 2h 15m", "Total

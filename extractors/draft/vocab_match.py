@@ -54,14 +54,24 @@ _KO_AFTER = (
 NOUN_KINDS: frozenset[str] = frozenset({"components", "domains"})
 
 
+# A noun made a verb names the act, not the thing: Korean 하다/되다 (모니터링하고, 로깅된),
+# Japanese する/される (監視する, 監視して, 監視された). For the noun kinds, as "switched" for Latin.
+_KO_VERB = r"(?!하|한|할|함|했|해|되|된|될|됨|됐|돼)"
+_JA_VERB = r"(?!し|す[るれ]|さ[れせ])"
+
+
 def _form_pattern(form: str, strict: bool = True, noun: bool = False) -> str:
     esc = re.escape(form).replace(r"\ ", r"[\s\-]?") if " " in form else re.escape(form)
     if not strict and not _is_latin(form):
         return esc  # cue stems (느려, できなく) are matched inside words
     if re.search(r"[가-힣]$", form):
-        return rf"(?<![가-힣]){esc}(?:{_KO_AFTER})" if len(form) <= 3 else esc
+        ko_verb = _KO_VERB if noun else ""
+        return rf"(?<![가-힣]){esc}{ko_verb}(?:{_KO_AFTER})" if len(form) <= 3 else esc + ko_verb
     if re.fullmatch(r"[\u30a0-\u30ff]+", form):
-        return rf"(?<![\u30a0-\u30ff]){esc}(?![\u30a0-\u30ff])"
+        ja_verb = _JA_VERB if noun else ""
+        return rf"(?<![\u30a0-\u30ff]){esc}(?![\u30a0-\u30ff]){ja_verb}"
+    if noun and re.search(r"[\u4e00-\u9fff]$", form):
+        return esc + _JA_VERB
     if _is_latin(form):
         # Whole words: "CA" must not match "cache", "edge" not "knowledge"; a plural s is allowed.
         # Inflections of single words count too (upgrade -> upgraded, upgrading).
@@ -83,6 +93,8 @@ class Matcher:
     # A cue that counts only in a sentence that tells a lack, or in a problems, lessons or plans
     # section ("monitoring" is no monitoring gap; "there was no monitoring" is).
     needs_lack: bool = False
+    # Forms so common that alone they do not mean the term (data/tags.json "weak_forms").
+    weak: bool = False
 
 
 _SEPARATORS = re.compile(r"[\s\-]+")
@@ -237,7 +249,9 @@ def matchers(kind: Kind) -> tuple[Matcher, ...]:
             )
         if weak:
             pattern = "|".join(_form_pattern(f, noun=noun) for f in sorted(weak, key=len, reverse=True))
-            out.append(Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak)))
+            out.append(
+                Matcher(term, re.compile(pattern, re.I), settings()["weak_factor"], tuple(weak), weak=True)
+            )
         # Short acronyms (CA, LB, DB, VM) are matched case-sensitively: "ca" or "db" in prose are not them.
         upper = sorted(f for f in forms if _is_latin(f) and len(f) <= 3 and f.isupper())
         rest = sorted((f for f in forms if f not in upper), key=len, reverse=True)
