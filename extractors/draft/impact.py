@@ -109,7 +109,7 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     near = [
         s
         for s in ctx.sentences
-        if s.role not in skip and prose(s) and not (s.start in cued and _not_impact().search(s.text.lower()))
+        if s.role not in skip and not (s.start in cued and _not_impact().search(s.text.lower()))
     ]
     scored = []
     # A sentence this short is a label or a heading; Japanese and Chinese say as much in half the
@@ -117,7 +117,7 @@ def _impact_sentences(ctx: Context) -> tuple[list[Sentence], str]:
     least = MIN_SENTENCE // 2 if ctx.lang in ("ja", "zh") else MIN_SENTENCE
     for i, s in enumerate(near):
         n = cued.get(s.start, 0) + (2 if _count_in(ctx, s) else 0)
-        if n >= 1 and len(s.text) >= least:
+        if n >= 1 and len(s.text) >= least and prose(s):  # prose last: few sentences get there
             scored.append((-n, i, s))
     # The sentences with most impact cues, told in page order.
     chosen = sorted(sorted(scored, key=lambda t: (t[0], t[1]))[:MAX_CUE_QUOTES], key=lambda t: t[1])

@@ -82,8 +82,9 @@ def draft_list(ctx: Context, name: str) -> Found:
             # incident started ("the problem started when we upgraded the library") is the
             # trigger, never a fix.
             future = ctx.cue_counts(field_cue("action_items"))
-            began = ctx.cue_counts(_story_start())
-            hits = [s for s in hits if s.start not in future and s.start not in began]
+            # (Searched in the few hits, not counted over the page: a pass of its own costs more.)
+            began = _story_start()
+            hits = [s for s in hits if s.start not in future and not began.search(s.text.lower())]
         chosen, conf = hits[:MAX_CUE_ITEMS], confidence(0.4, "cue")
     if chosen:
         found.put(
