@@ -184,6 +184,11 @@ _BYLINE_WORDS = re.compile(r"(?i)\b(?:by|and|posted|published|on|updated|written
 # a byline is short: the longest in our fixtures and corpus ("1 August 2025 by Wojtek Mach and
 # Eric Meadows Jönsson") has 54 characters; paragraphs of the article's own are longer
 _BYLINE_CHARS = 100
+# Korean and Japanese prose has no spaces to count words by: a line that ends a sentence the CJK
+# way (。！？, or Korean's 다./요.), or runs on past a name's length, is the article's.
+_CJK_SENTENCE = re.compile(r"(?:[。！？]|[다요]\.)\s*$")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_BYLINE_CJK_CHARS = 12
 
 
 def _byline_date(line: str) -> str | None:
@@ -214,7 +219,8 @@ def _strip_title_and_byline(builder: TextBuilder, meta: Metadata) -> TextBuilder
         for name in re.split(r",| and ", meta.author or ""):
             if name.strip():
                 rest = rest.replace(name.strip(), " ")
-        if len(_BYLINE_WORDS.sub(" ", rest).split()) <= 4:
+        cjk_prose = _CJK_SENTENCE.search(line) or len(_CJK_CHAR.findall(rest)) > _BYLINE_CJK_CHARS
+        if len(_BYLINE_WORDS.sub(" ", rest).split()) <= 4 and not cjk_prose:
             drop.add(i)
             if not meta.published:
                 # The byline's date is the publication date: keep it, the line itself goes.

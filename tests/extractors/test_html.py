@@ -283,3 +283,21 @@ def test_a_data_table_with_paragraphs_in_its_cells_stays_a_table() -> None:
     doc = extract_document(page.encode())
     table_rows = [doc.block_text(b) for b in doc.blocks if b.kind == "table_row"]
     assert len(table_rows) >= 3 and any("10:12" in r and "Alert fired." in r for r in table_rows)
+
+
+@pytest.mark.parametrize(
+    ("first", "kept"),
+    [
+        ("2025年6月3日 山田 太郎", False),  # a byline: date and author
+        ("2024년 3월 3일 · 김민수", False),
+        ("2025年6月3日、会員サイトにログインできない障害が発生しました。", True),
+        ("2025年6月3日、決済システムで障害が発生し、約2時間ご利用いただけない状態となりました。", True),
+        ("2024년 3월 3일 오후 결제 시스템에 장애가 발생했습니다.", True),
+    ],
+)
+def test_a_cjk_opening_sentence_with_a_date_is_article_not_byline(first: str, kept: bool) -> None:
+    body = "<p>原因は設定の誤りでした。設定を元に戻して復旧しました。今後は変更前の確認を徹底します。</p>" * 3
+    page = f"<html><head><title>障害報告</title></head><body><article><h1>障害報告</h1><p>{first}</p>{body}"
+    page += "</article></body></html>"
+    doc = extract_document(page.encode(), url="https://example.jp/blog/incident")
+    assert (first in doc.text) is kept

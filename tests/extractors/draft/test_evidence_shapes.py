@@ -272,10 +272,7 @@ def drafted(name: str) -> dict[str, list[str]]:
 
 
 # Known misses, kept visible (strict: the test fails when they start to pass).
-KNOWN = {
-    ("ja-report.html", "summary"): "extraction drops a short first paragraph that opens with a date "
-    "(2025年6月3日、...) as a byline (extractors/extract.py _strip_title_and_byline)",
-}
+KNOWN: dict[tuple[str, str], str] = {}  # (page, field): why a gold quote is not reached yet
 CASES = [
     pytest.param(n, f, marks=pytest.mark.xfail(reason=KNOWN[(n, f)], strict=True))
     if (n, f) in KNOWN
