@@ -451,6 +451,8 @@ MIN_ANGLE_KINDS = 2  # different angle blanks, and never alone: another kind of 
 
 
 def _angle_blanks(text: str) -> int:
+    if "<" not in text:  # most pages: no scan
+        return 0
     found = [m.group(1).lower() for m in _ANGLE_BLANK.finditer(text)]
     blanks = [b for b in found if b.split()[0] not in _NOT_BLANKS]
     return len(blanks) if len(set(blanks)) >= MIN_ANGLE_KINDS else 0
@@ -468,10 +470,11 @@ def _prose(doc: Document) -> str:
     code = [b for b in doc.blocks if b.kind == "code"]
     if not code:
         return doc.text
-    text = list(doc.text)
-    for b in code:
-        text[b.start : b.end] = " " * (b.end - b.start)
-    return "".join(text)
+    parts, at = [], 0
+    for b in sorted(code, key=lambda b: b.start):
+        parts += [doc.text[at : b.start], " " * (b.end - b.start)]
+        at = b.end
+    return "".join(parts) + doc.text[at:]
 
 
 def template_page(text: str, folded: str) -> str | None:

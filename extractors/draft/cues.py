@@ -27,5 +27,16 @@ def field_cue(name: str) -> Lexicon:
 
 
 @cache
+def named_cue(key: str) -> Lexicon:
+    """A cue list of cues.json by its key ("apology", "cause_statement"): one matcher per list."""
+    return cue_pattern(cues()[key])
+
+
+# Cue lists asked for by sentence on most pages besides the fields': counted in the same pass
+# over the page as the fields' (Context.cue_counts), not in one pass each.
+JOINT_CUES = ("apology", "cause_statement")
+
+
+@cache
 def _field_cues() -> tuple[Lexicon, ...]:
-    return tuple(field_cue(name) for name in cues()["fields"])
+    return tuple(field_cue(name) for name in cues()["fields"]) + tuple(named_cue(k) for k in JOINT_CUES)

@@ -234,12 +234,23 @@ _ALL_TIMES = re.compile(
 )
 
 
+# Every note _ALL_TIMES finds holds one of these (a test of a sentence costs a tenth of _ALL_TIMES's,
+# and every sentence of a page is tested).
+_NOTE_WORDS = ("시간", "시각", "일시", "時刻", "日時", "時間")
+
+
+def _may_note(text: str) -> bool:
+    return "time" in text.lower() or any(w in text for w in _NOTE_WORDS)
+
+
 def declared_zone(text: str | None, *, note: bool = False) -> float | None:
     """The zone `text` declares: a heading's ("Timeline (PDT)"), or with `note` a sentence's that
     says so ("All times are in UTC")."""
     if not text:
         return None
     if note:
+        if not _may_note(text):
+            return None
         lead = _ALL_TIMES.search(text)
         if not lead:
             return None

@@ -38,9 +38,19 @@ _NOT_PROSE = re.compile(
 )
 
 
+# What every _NOT_PROSE hit holds or starts with (tested first: most sentences hold none).
+_CODE_MARKS = ("{", "}", ";")
+_CODE_STARTS = ("[^", "public", "private", "protected", "def", "function", "import", "return")
+
+
 def prose(sentence: Sentence) -> bool:
     """Whether a sentence is prose a field may quote by cue words: not code, not a footnote."""
-    return sentence.kind != "code" and not _NOT_PROSE.search(sentence.text)
+    text = sentence.text
+    if sentence.kind == "code":
+        return False
+    if not any(m in text for m in _CODE_MARKS) and not text.lstrip().startswith(_CODE_STARTS):
+        return True
+    return not _NOT_PROSE.search(text)
 
 
 def evidence(doc: Document, start: int, end: int, section: str | None = None) -> Evidence:

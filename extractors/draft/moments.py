@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from functools import cache, lru_cache
+from functools import cache
 
 from extractors.draft.context import Context, Sentence, stamp_heading
 from extractors.draft.cues import cue_pattern, cues
@@ -49,7 +49,6 @@ WHAT_IF = re.compile(
 NOT_THE_STORY = frozenset({"action_items", "background"})
 
 
-@lru_cache(maxsize=4096)  # the timeline asks the same sentences several times
 def _story(low: str, *, durations: bool = False) -> bool:
     """Whether a sentence may tell this incident's events (not another incident's, not a what-if);
     with `durations`, whether a duration it states may be this incident's (no plan, no condition)."""

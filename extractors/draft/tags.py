@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from extractors.draft import negation
+from extractors.draft.cues import named_cue
 from extractors.draft.evidence import (
     Context,
     Found,
@@ -364,9 +365,8 @@ def _stated_elsewhere(ctx: Context) -> list[Sentence]:
     return out
 
 
-@cache
 def _apology() -> Lexicon:
-    return cue_pattern(cues()["apology"])
+    return named_cue("apology")
 
 
 @cache
@@ -374,9 +374,8 @@ def _hedge() -> Lexicon:
     return cue_pattern(cues()["hedge"])
 
 
-@cache
 def _cause_statement() -> Lexicon:
-    return cue_pattern(cues()["cause_statement"])
+    return named_cue("cause_statement")
 
 
 def draft_root_cause(ctx: Context) -> Found:
