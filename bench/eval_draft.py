@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.own_labels import score_own_labels  # noqa: E402
+from bench.own_labels import score_own_labels, score_vocabulary  # noqa: E402
 from extractors import draft_page as draft_bytes  # noqa: E402
 
 # The targets (out of sample); shown next to our scores.
@@ -101,21 +101,8 @@ def score_postmortem(sc: Any, draft: dict, label: dict, page: Path, tally: Tally
             for t in titles
         ),
     )
-    rc = label.get("root_cause") or {}
-    if rc.get("best") and rc["best"] != "unknown":
-        put("root_cause", rec.get("root_cause") in {rc["best"], *(rc.get("acceptable") or [])})
-    doc["root_cause"] = (rec.get("root_cause"), rc.get("best"), rc.get("acceptable"))
     put("severity", (rec.get("severity") or "unknown") == (label.get("severity") or "unknown"))
-    for f in sc.SET_FIELDS:
-        gold = label.get(f) or {}
-        must, may = set(gold.get("must") or []), set(gold.get("may") or [])
-        got = set(rec.get(f) or [])
-        for prefix in (f, "vocab"):
-            tally[prefix + "_recall"][0] += len(must & got)
-            tally[prefix + "_recall"][1] += len(must)
-            tally[prefix + "_precision"][0] += len(got & (must | may))
-            tally[prefix + "_precision"][1] += len(got)
-        doc[f] = {"got": sorted(got), "missed": sorted(must - got), "wrong": sorted(got - must - may)}
+    score_vocabulary(sc, rec, label, tally, doc)
     for key in ("detected_after", "resolved_after"):
         gold_s = sc.seconds((label.get("timeline") or {}).get(key))
         got_s = sc.seconds((rec.get("timeline") or {}).get(key))

@@ -51,16 +51,9 @@ def score_timeline(sc: Any, got: dict, gold: dict, tally: Tally) -> None:
             _put(tally, "timeline_invented", got_s is not None)
 
 
-def score_page(sc: Any, draft: dict, label: dict, tally: Tally) -> dict:
-    """One development-set page, with score.py's definitions; returns the per-page differences."""
-    rec = draft["record"]
-    doc: dict = {"slug": label["slug"]}
-    _put(tally, "postmortems_kept", draft["postmortem"]["verdict"] is True)
-    _put(tally, "org", sc.org_match(rec, label))
-    doc["org"] = (rec.get("org"), rec.get("org_slug"), label["org"])
-    if label.get("date"):
-        _put(tally, "date", rec.get("date") == label["date"])
-    doc["date"] = (rec.get("date"), label.get("date"))
+def score_vocabulary(sc: Any, rec: dict, label: dict, tally: Tally, doc: dict) -> None:
+    """score.py's root cause (best or acceptable) and vocabulary precision / recall per field and
+    over all ("vocab_*"), with each field's got / missed / wrong terms in `doc`."""
     rc = label.get("root_cause") or {}
     if rc.get("best") and rc["best"] != "unknown":
         _put(tally, "root_cause", rec.get("root_cause") in {rc["best"], *(rc.get("acceptable") or [])})
@@ -75,6 +68,19 @@ def score_page(sc: Any, draft: dict, label: dict, tally: Tally) -> dict:
             tally[prefix + "_precision"][0] += len(got & (must | may))
             tally[prefix + "_precision"][1] += len(got)
         doc[f] = {"got": sorted(got), "missed": sorted(must - got), "wrong": sorted(got - must - may)}
+
+
+def score_page(sc: Any, draft: dict, label: dict, tally: Tally) -> dict:
+    """One development-set page, with score.py's definitions; returns the per-page differences."""
+    rec = draft["record"]
+    doc: dict = {"slug": label["slug"]}
+    _put(tally, "postmortems_kept", draft["postmortem"]["verdict"] is True)
+    _put(tally, "org", sc.org_match(rec, label))
+    doc["org"] = (rec.get("org"), rec.get("org_slug"), label["org"])
+    if label.get("date"):
+        _put(tally, "date", rec.get("date") == label["date"])
+    doc["date"] = (rec.get("date"), label.get("date"))
+    score_vocabulary(sc, rec, label, tally, doc)
     got_t = rec.get("timeline") or {}
     score_timeline(sc, got_t, label["timeline"], tally)
     doc["timeline"] = {k: (got_t.get(k), label["timeline"][k]) for k in ("detected_after", "resolved_after")}

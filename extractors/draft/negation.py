@@ -34,10 +34,22 @@ def applies_to(kind: str) -> bool:
 
 def negated(text: str, start: int, end: int) -> bool:
     """Whether the mention `text[start:end]` stands in a negated or hypothetical clause."""
-    before, after, window, after_chars, _ = _cues()
+    before, after, *_ = _cues()
+    return _clause_says(text, start, end, before, after, unable=True)
+
+
+def _clause_says(
+    text: str, start: int, end: int, before: re.Pattern[str], after: tuple[str, ...], *, unable: bool = False
+) -> bool:
+    """Whether the clause of the mention `text[start:end]` has a `before` cue in its last words
+    before it, or an `after` cue in the characters after it (both bounded by the clause's ends).
+    With `unable`, "no one could" / "unable to" is taken out first: an impact, not a denial."""
+    _, _, window, after_chars, _ = _cues()
     head = text[:start]
     cut = max((m.end() for m in _CLAUSE_END.finditer(head)), default=0)
-    clause = _UNABLE.sub(" ", head[cut:]) if "no" in head[cut:].lower() else head[cut:]
+    clause = head[cut:]
+    if unable and "no" in clause.lower():
+        clause = _UNABLE.sub(" ", clause)
     words = _WORDS.findall(clause.lower())[-window:]
     if words and before.search(" ".join(words)):
         return True
@@ -62,13 +74,4 @@ def ruled_out(text: str, start: int, end: int) -> bool:
     """Whether the mention `text[start:end]` is named to be excluded: "it was not the database",
     "the database was healthy", DB는 정상이었습니다, DBは正常でした."""
     before, after, _ = _ruled_out_cues()
-    _, _, window, after_chars, _ = _cues()
-    head = text[:start]
-    cut = max((m.end() for m in _CLAUSE_END.finditer(head)), default=0)
-    words = _WORDS.findall(head[cut:].lower())[-window:]
-    if words and before.search(" ".join(words)):
-        return True
-    tail = text[end : end + after_chars]
-    stop = _CLAUSE_END.search(tail)
-    tail = (tail[: stop.start()] if stop else tail).lower()
-    return any(a in tail for a in after)
+    return _clause_says(text, start, end, before, after)
