@@ -21,11 +21,17 @@ _UNABLE = re.compile(
 )
 
 
+def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern that finds any of `words` as a plain substring: for speed, one regex search in
+    place of a substring test per word (`any(w in text for w in words)`); none matches nothing."""
+    return re.compile("|".join(re.escape(w) for w in words) if words else r"(?!)")
+
+
 @cache
-def _cues() -> tuple[re.Pattern[str], tuple[str, ...], int, int, frozenset[str]]:
+def _cues() -> tuple[re.Pattern[str], re.Pattern[str], int, int, frozenset[str]]:
     n = settings()["negation"]
     before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in n["before"]) + r")(?![\w'])")
-    return before, tuple(n["after"]), int(n["window"]), int(n["after_chars"]), frozenset(n["kinds"])
+    return before, _any_of(tuple(n["after"])), int(n["window"]), int(n["after_chars"]), frozenset(n["kinds"])
 
 
 def applies_to(kind: str) -> bool:
@@ -39,31 +45,32 @@ def negated(text: str, start: int, end: int) -> bool:
 
 
 def _clause_says(
-    text: str, start: int, end: int, before: re.Pattern[str], after: tuple[str, ...], *, unable: bool = False
+    text: str, start: int, end: int, before: re.Pattern[str], after: re.Pattern[str], *, unable: bool = False
 ) -> bool:
     """Whether the clause of the mention `text[start:end]` has a `before` cue in its last words
     before it, or an `after` cue in the characters after it (both bounded by the clause's ends).
     With `unable`, "no one could" / "unable to" is taken out first: an impact, not a denial."""
     _, _, window, after_chars, _ = _cues()
-    head = text[:start]
-    cut = max((m.end() for m in _CLAUSE_END.finditer(head)), default=0)
-    clause = head[cut:]
-    if unable and "no" in clause.lower():
-        clause = _UNABLE.sub(" ", clause)
-    words = _WORDS.findall(clause.lower())[-window:]
+    # finditer with an end position reads text[:start] without copying it.
+    cut = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
+    clause = text[cut:start]
+    low = clause.lower()
+    if unable and "no" in low:
+        low = _UNABLE.sub(" ", clause).lower()
+    words = _WORDS.findall(low)[-window:]
     if words and before.search(" ".join(words)):
         return True
     tail = text[end : end + after_chars]
     stop = _CLAUSE_END.search(tail)
     tail = (tail[: stop.start()] if stop else tail).lower()
-    return any(a in tail for a in after)
+    return after.search(tail) is not None
 
 
 @cache
-def _ruled_out_cues() -> tuple[re.Pattern[str], tuple[str, ...], frozenset[str]]:
+def _ruled_out_cues() -> tuple[re.Pattern[str], re.Pattern[str], frozenset[str]]:
     r = settings()["negation"]["ruled_out"]
     before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in r["before"]) + r")(?![\w'])")
-    return before, tuple(r["after"]), frozenset(r["kinds"])
+    return before, _any_of(tuple(r["after"])), frozenset(r["kinds"])
 
 
 def rules_out(kind: str) -> bool:

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from extractors import extract_document
-from extractors.draft import context, impact, severity, timeline
+from extractors.draft import context, impact, negation, severity, timeline, vocab_match
 from extractors.draft import dates as date_parsing
 from extractors.draft.evidence import Context, cue_pattern, cues
 from extractors.draft.lexicon import counts_within_each
@@ -344,3 +344,72 @@ def test_time_and_date_gates_hold_every_sentence_that_states_one(text: str) -> N
     timed, dated = timeline.gated_sentences(ctx)
     assert timed is None or times <= timed, text
     assert dated is None or dates <= dated, text
+
+
+def _clause_says_plain(
+    text: str, start: int, end: int, before: re.Pattern[str], after: tuple[str, ...], unable: bool
+) -> bool:
+    """negation._clause_says as first written: sliced head, a substring test per `after` word."""
+    _, _, window, after_chars, _ = negation._cues()
+    head = text[:start]
+    cut = max((m.end() for m in negation._CLAUSE_END.finditer(head)), default=0)
+    clause = head[cut:]
+    if unable and "no" in clause.lower():
+        clause = negation._UNABLE.sub(" ", clause)
+    words = negation._WORDS.findall(clause.lower())[-window:]
+    if words and before.search(" ".join(words)):
+        return True
+    tail = text[end : end + after_chars]
+    stop = negation._CLAUSE_END.search(tail)
+    tail = (tail[: stop.start()] if stop else tail).lower()
+    return any(a in tail for a in after)
+
+
+def _negation_cue_sets() -> list[tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...], bool]]:
+    n = vocab_match.settings()["negation"]
+    neg_before, neg_after, *_ = negation._cues()
+    ro_before, ro_after, _ = negation._ruled_out_cues()
+    return [
+        (neg_before, neg_after, tuple(n["after"]), True),
+        (ro_before, ro_after, tuple(n["ruled_out"]["after"]), False),
+    ]
+
+
+def _check_clause_says(text: str) -> None:
+    for before, after_rx, after_words, unable in _negation_cue_sets():
+        for start in range(0, len(text) + 1, max(1, len(text) // 12)):
+            for end in (start, min(len(text), start + 5)):
+                fast = negation._clause_says(text, start, end, before, after_rx, unable=unable)
+                assert fast == _clause_says_plain(text, start, end, before, after_words, unable), (
+                    text,
+                    start,
+                )
+
+
+def test_clause_test_answers_as_its_plain_form_on_our_pages() -> None:
+    for text in SENTENCES:
+        _check_clause_says(text)
+
+
+def test_any_of_finds_a_word_exactly_where_a_substring_test_does() -> None:
+    assert negation._any_of(()).search("anything") is None
+    rx = negation._any_of(("was fine", "a.b", "정상", "正常でした"))
+    for text, found in [
+        ("it was fine", True),
+        ("axb", False),
+        ("a.b", True),
+        ("DB는 정상", True),
+        ("DBは正常", False),
+    ]:
+        assert (rx.search(text) is not None) is found
+
+
+_PIECES = [*"abnotwsdil ,;.-—'", "no one could ", "was not ", "but ", " was fine", "İ", "없", "が、"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+@example("No one could log in, the database was fine")
+@example("The API failed but no data was lost")
+def test_clause_test_answers_as_its_plain_form_on_any_text(text: str) -> None:
+    _check_clause_says(text)
