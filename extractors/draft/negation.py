@@ -51,8 +51,12 @@ def _clause_says(
     before it, or an `after` cue in the characters after it (both bounded by the clause's ends).
     With `unable`, "no one could" / "unable to" is taken out first: an impact, not a denial."""
     _, _, window, after_chars, _ = _cues()
-    # finditer with an end position reads text[:start] without copying it.
-    cut = max((m.end() for m in _CLAUSE_END.finditer(text, 0, start)), default=0)
+    # The clause starts after the last clause end before the mention. finditer with an end
+    # position reads text[:start] without copying it; its matches come in order and never
+    # overlap, so the last one's end is the greatest (a loop: cheaper than max over a generator).
+    cut = 0
+    for m in _CLAUSE_END.finditer(text, 0, start):
+        cut = m.end()
     clause = text[cut:start]
     low = clause.lower()
     if unable and "no" in low:
