@@ -413,3 +413,24 @@ _PIECES = [*"abnotwsdil ,;.-—'", "no one could ", "was not ", "but ", " was fi
 @example("The API failed but no data was lost")
 def test_clause_test_answers_as_its_plain_form_on_any_text(text: str) -> None:
     _check_clause_says(text)
+
+
+def _label_plain(text: str) -> tuple[str, int, bool] | None:
+    """context.label_role without its colon test first."""
+    m = context._LABEL.match(text)
+    if not m or any(c.isdigit() for c in m.group(1)):
+        return None
+    role = context.exact_role(m.group(1))
+    return (role if role in context._LABEL_ROLES else "other"), m.end(), not text[m.end() :].strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"ab *_:：\n1", "Impact", "Root cause", "원인", "影響", " Note"]), max_size=20
+    ).map("".join)
+)
+@example("**Impact:** users saw errors")
+@example("Root cause")
+def test_label_role_answers_as_its_plain_form(text: str) -> None:
+    assert context.label_role(text) == _label_plain(text)
