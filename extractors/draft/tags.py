@@ -124,9 +124,11 @@ def _unit_mentions(
     `named`."""
     every = matchers(kind)
     best: dict[str, tuple[float, int, int]] = {}
-    lacking = sent is not None and _tells_lack(ctx, sent)
+    lacking: bool | None = None  # for speed: asked only when a matcher needs a lack told
     for i, a, b in _uncovered(every, text, hits):
         m = every[i]
+        if m.needs_lack and lacking is None:
+            lacking = sent is not None and _tells_lack(ctx, sent)
         if m.needs_lack and not (lacking and _lack_near(sent, text, a, b)):
             continue  # "monitoring" where no lack is told
         verdict = _reported(ctx, kind, m, text, a, b)
