@@ -217,8 +217,9 @@ class Context:
             if block.kind == "code":
                 continue
             role, heading = self.role_at(block.start)
-            role, labelled, label = _labelled_role(text[block.start : block.end], block.kind, role, labelled)
-            if _front_matter(text[block.start : block.end]):
+            block_text = text[block.start : block.end]  # sliced once for both tests
+            role, labelled, label = _labelled_role(block_text, block.kind, role, labelled)
+            if _front_matter(block_text):
                 role = "skip"  # a page that prints its own front matter: config, not prose
             if block.kind in ("list_item", "table_row"):
                 spans = [trim(text, block.start, block.end)]
