@@ -297,14 +297,12 @@ def _pair_hits(ctx: Context, kind: Kind, table: str) -> list[tuple[str, float, S
     # A contributing pair states the factor itself ("staging and production diverged"), as a
     # sentence that tells a lack does: it counts as much (data/tags.json "lack" boost).
     boost = settings()["lack"]["boost"] if kind == "contributing" else 1.0
-    # For speed: the sentences lower-cased once a page for every kind, not once per kind.
-    if "pair_lowered" not in ctx.memo:
-        ctx.memo["pair_lowered"] = [s.text.lower() for s in ctx.sentences]
     out = []
-    for sent, lowered in zip(ctx.sentences, ctx.memo["pair_lowered"], strict=True):
+    for sent in ctx.sentences:
         w = _weight(table, sent.role) * boost
         if w <= 0:
             continue
+        lowered = sent.text.lower()
         for term, pats, groups in live:
             if not _names_all(lowered, groups):
                 continue
