@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import TYPE_CHECKING
 
 from extractors.draft.evidence import (
     Context,
@@ -19,11 +18,9 @@ from extractors.draft.evidence import (
     squeeze,
 )
 from extractors.draft.lexicon import Lexicon
+from extractors.draft.moments import Moment, _events, entry_end, first_impact, moments, response_pattern
 from extractors.draft.negation import negated
 from schema.draft import Evidence
-
-if TYPE_CHECKING:
-    from extractors.draft.moments import Moment
 
 # Readable lengths (characters) a reviewer can check at a glance; CJK packs ~2.5x more per
 # character, so the budget is scaled down for ko/ja. Chosen by reading drafts of the dev corpus:
@@ -294,8 +291,6 @@ def noticed_moment(ctx: Context) -> Moment | None:
 
 
 def _noticed_moment(ctx: Context) -> Moment | None:
-    from extractors.draft.moments import _events, entry_end, moments
-
     cue = field_cue("detection")
     cued = ctx.cue_counts(cue)
     plans = ("skip", "action_items", "lessons", "remediation")
@@ -343,8 +338,6 @@ def _covered(q: Evidence, quotes: list[Evidence]) -> bool:
 
 def entry_evidence(ctx: Context, s: Sentence) -> Evidence:
     """The quote of a timeline entry: the sentence, and the untimed sentences its time heads."""
-    from extractors.draft.moments import entry_end
-
     return evidence(ctx.doc, s.start, entry_end(ctx, s), s.heading)
 
 
@@ -362,8 +355,6 @@ def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
     does not say when it noticed has no such entries."""
     if "story" in ctx.memo:
         return ctx.memo["story"]
-    from extractors.draft.moments import _events, entry_end, first_impact, moments
-
     ms = moments(ctx)
     told = [m.at for m in _events(ctx, ms)["detect"] if m.sentence.role == "timeline"]
     first = noticed_moment(ctx)
@@ -403,16 +394,7 @@ def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
 def _started_by_order(ctx: Context) -> set[int]:
     """The story's start when order in time chose it (no first-impact entry: "09:40 the cleanup job
     is skipped"); a first-impact entry ("00:55 builds started failing") is also what was seen."""
-    from extractors.draft.moments import first_impact
-
     return set() if first_impact(ctx) is not None else {s.start for s in story_before_noticed(ctx)[0]}
-
-
-@cache
-def response_pattern() -> Lexicon:
-    from extractors.draft.moments import response_pattern as team_response
-
-    return team_response()
 
 
 def draft_lessons(ctx: Context) -> Found:
