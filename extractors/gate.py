@@ -536,7 +536,7 @@ def judge(doc: Document, signals: Signals | None = None) -> Verdict:
     title = _fold(doc.title or "")
     folded = doc.text.lower()  # the cue lists are lower-case; NFKC of a whole page costs more than it finds
     if why := no_article(doc, folded):
-        return Verdict(verdict=False, score=0.0, reasons=[why])
+        return Verdict(verdict=False, score=0.0, reasons=[why], skip=True)
     found = _scan(folded)
     said = occurrence(folded, found, signals.clock_times)
     if why := (
@@ -546,7 +546,7 @@ def judge(doc: Document, signals: Signals | None = None) -> Verdict:
         or guide_page(folded)
         or no_incident(title, folded, found, said)
     ):
-        return Verdict(verdict=False, score=0.05, reasons=[why])
+        return Verdict(verdict=False, score=0.05, reasons=[why], skip=True)
     return _narrative_verdict(folded, title, signals, found, said)
 
 
@@ -593,7 +593,8 @@ def _narrative_verdict(
     if not reasons:
         reasons.append("no incident signals: no incident headings, wording or timeline")
     p = 1 / (1 + math.exp(-score))
-    return Verdict(verdict=p >= 0.5, score=round(p, 3), reasons=reasons)
+    # Until the gate triages (issue 34), every negative is confident: skip = not verdict.
+    return Verdict(verdict=p >= 0.5, score=round(p, 3), reasons=reasons, skip=p < 0.5)
 
 
 # -- before fetching: URL and title cues ---------------------------------------------------------

@@ -11,7 +11,7 @@ from schema.record import RecordBody
 from schema.types import LangCode, RecordId, Timestamp
 
 DRAFT_ID_PATTERN = r"^d-[0-9a-f]{16}$"
-Status = Literal["pending", "approved", "rejected"]
+Status = Literal["pending", "approved", "rejected", "superseded"]
 Method = Literal[
     "metadata", "heading", "lexicon", "rule", "cue", "default", "curator", "model", "machine-translation"
 ]
@@ -46,9 +46,20 @@ class Confidence(_Strict):
 class Verdict(_Strict):
     """Is the page an incident report at all?"""
 
-    verdict: bool
+    verdict: bool  # the best guess: is this a postmortem?
     score: float = Field(ge=0.0, le=1.0)
     reasons: list[str] = Field(default_factory=list)
+    # True only for a confident negative: ingest does not queue it (it is listed as skipped).
+    # A page with verdict false and skip false is doubtful: queued, in the reviewers' doubtful lane.
+    skip: bool = False
+
+
+class Alternative(_Strict):
+    """A runner-up for a field (root cause, a vocabulary term): its term, score and evidence."""
+
+    term: str
+    score: float = Field(ge=0.0, le=1.0)
+    evidence: list[Evidence] = Field(default_factory=list)
 
 
 class DraftSource(_Strict):
@@ -111,6 +122,9 @@ class Draft(_Strict):
     # field-level diff from it, so the reviewer checks what moved rather than everything.
     supersedes: str | None = None
     changes: list[dict[str, Any]] = Field(default_factory=list)
+    # Up to 3 ranked runners-up per field (root_cause, vocabulary fields), best first; absent
+    # when there are none.
+    alternatives: dict[str, list[Alternative]] = Field(default_factory=dict, exclude_if=lambda v: not v)
     # Only with model-assisted drafting (INCIDENTS_LLM_BASE_URL); absent otherwise, so drafts
     # without a model stay byte-identical to those written before it existed.
     model: ModelNotes | None = Field(default=None, exclude_if=lambda v: v is None)
