@@ -295,8 +295,10 @@ def test_two_processes_share_the_index(library_settings: Settings) -> None:
 def test_results_carry_a_snippet_of_where_the_words_matched(index: LibraryIndex) -> None:
     [item] = index.search(Query(q="leak")).items
     assert item.snippet is not None and "<mark>leak</mark>" in item.snippet
-    # Found through its vocabulary term's Korean label: the snippet names the term.
-    [item] = index.search(Query(q="인증서")).items
+    [item] = index.search(Query(q="인증서")).items  # in IL-0042's Korean summary
+    assert item.snippet is not None and "<mark>인증서</mark>가 만료되어" in item.snippet
+    # Found through its vocabulary term's Japanese alias: the snippet names the term.
+    [item] = index.search(Query(q="証明書")).items
     assert item.snippet is not None and item.snippet.startswith("expired-certificate: ")
-    assert "<mark>인증서</mark>" in item.snippet
+    assert "<mark>証明書</mark>" in item.snippet
     assert all(item.snippet is None for item in index.search(Query()).items)
