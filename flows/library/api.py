@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi import Query as Param
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
 
-from flows.library.index import MAX_PAGE_SIZE, LibraryIndex, Query, Sort
+from flows.library.index import MAX_PAGE_SIZE, MAX_RELATED, LibraryIndex, Query, Sort
 from flows.library.models import (
     UI_LANGUAGES,
     Incident,
@@ -163,9 +163,9 @@ def router(settings: Settings, *, index: LibraryIndex | None = None) -> APIRoute
 
     @api.get("/api/incidents/{record_id}/related", response_model=list[RelatedIncident], tags=["library"])
     def related(
-        record_id: str, limit: Annotated[int, Param(ge=1, le=MAX_PAGE_SIZE)] = 10
+        record_id: str, limit: Annotated[int, Param(ge=1, le=MAX_RELATED)] = MAX_RELATED
     ) -> list[RelatedIncident]:
-        """Records sharing the root cause or components, best first, each with why."""
+        """Records sharing the root cause or components (never a generic one alone), best first, with why."""
         record = library.get(record_id)
         if record is None:
             raise HTTPException(status_code=404, detail=f"no incident {record_id} in the records")

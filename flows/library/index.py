@@ -57,7 +57,7 @@ from flows.library.terms import (
     topic_kind,
 )
 from flows.library.tokens import Word, fts_query, query_words, snippet, term_text, tokens
-from flows.related import WEIGHTS, rank_related
+from flows.related import GENERIC_CAUSES, GENERIC_COMPONENTS, WEIGHTS, rank_related
 from flows.settings import Settings
 from flows.store.records import RECORD_FILE
 from flows.store.sqlite import in_chunks
@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 INDEX_NAME = "library.sqlite"
 SCHEMA_VERSION = 6
 MAX_PAGE_SIZE = 100
+# Related incidents shown with a record: the few that say most (issue 37: ten were mostly noise).
+MAX_RELATED = 5
 # Seconds between full rescans of records/ when the folder itself has not changed: a stat of every
 # file costs about 3.5 us, so 35 ms at 10,000 records, too much to pay on every query (bench/search.py).
 RESCAN_AFTER = 1.0
@@ -661,14 +663,14 @@ class LibraryIndex:
                 out[kind] = [FacetCount(term=t, count=c) for t, c in counts]
         return out
 
-    def incident(self, record_id: str, *, related: int = 10) -> Incident | None:
+    def incident(self, record_id: str, *, related: int = MAX_RELATED) -> Incident | None:
         """One record and the records related to it (shared root cause or components), each with why."""
         record = self.get(record_id)
         if record is None:
             return None
         return Incident(record=record, related=self.related(record, limit=related))
 
-    def related(self, record: Record, *, limit: int = 10) -> list[RelatedIncident]:
+    def related(self, record: Record, *, limit: int = MAX_RELATED) -> list[RelatedIncident]:
         """flows.related's ranking over the records sharing the root cause or a component.
 
         The index picks the candidates and scores them from its sets with flows.related's weights
@@ -683,10 +685,12 @@ class LibraryIndex:
             for k, t in record_terms(record)
             if k in weights and not (k == "root_cause" and t in ("unknown", "other"))
         ]
+        # Candidates share a cause or component that says something (flows/data/related.json).
         keys = [
             (k, t)
             for k, t in subject
-            if k == "component" or (k == "root_cause" and t not in ("unknown", "other"))
+            if (k == "component" and t not in GENERIC_COMPONENTS)
+            or (k == "root_cause" and t not in ("unknown", "other") and t not in GENERIC_CAUSES)
         ]
         self._fresh()
         with self._lock:

@@ -302,3 +302,23 @@ def test_results_carry_a_snippet_of_where_the_words_matched(index: LibraryIndex)
     assert item.snippet is not None and item.snippet.startswith("expired-certificate: ")
     assert "<mark>証明書</mark>" in item.snippet
     assert all(item.snippet is None for item in index.search(Query()).items)
+
+
+def test_related_are_at_most_five_and_never_tied_by_a_generic_term_alone(library_settings: Settings) -> None:
+    from tests.flows.library.records import record
+
+    records = library_settings.records_dir
+    for n in range(201, 209):  # eight more kubelet incidents
+        each = record(
+            f"IL-0{n}", root_cause="capacity", components=["kubelet"], date=f"2020-01-{n - 190:02d}"
+        )
+        (records / f"IL-0{n}.json").write_text(json.dumps(each), encoding="utf-8")
+    for n in (301, 302):  # two that share only monitoring (a generic component) and config-change
+        each = record(f"IL-0{n}", root_cause="config-change", components=["monitoring"])
+        (records / f"IL-0{n}.json").write_text(json.dumps(each), encoding="utf-8")
+    with LibraryIndex.for_settings(library_settings) as index:
+        found = index.incident("IL-0103")
+        assert found is not None and len(found.related) == 5
+        assert all(r.why for r in found.related)
+        found = index.incident("IL-0301")
+        assert found is not None and found.related == []
