@@ -121,8 +121,13 @@ def _context(ui: str, links: Links, switch_path: str, **extra: Any) -> dict[str,
         found = labels(kind, term) if kind in TOPIC_KINDS else {}
         return found.get(ui) or found.get("en") or term
 
+    def count(key: str, n: int) -> str:
+        """An interface string with a number: its `_one` form for 1 where the language has one."""
+        return (t.get(f"{key}_one", t[key]) if n == 1 else t[key]).replace("{n}", str(n))
+
     other = next(lang for lang in UI_LANGUAGES if lang != ui)
     return {
+        "count": count,
         "ui": ui,
         "t": t,
         "links": links,
