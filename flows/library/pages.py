@@ -161,3 +161,8 @@ def topic_page(ui: str, links: Links, topic: Topic, *, switch: str) -> str:
 
 def not_found_page(ui: str, links: Links, record_id: str, *, switch: str) -> str:
     return _ENV.get_template("not_found.html").render(_context(ui, links, switch, record_id=record_id))
+
+
+def error_page(ui: str, links: Links, message: str, *, switch: str) -> str:
+    """A bad filter or page number on an HTML page: said in words, with the way back."""
+    return _ENV.get_template("error.html").render(_context(ui, links, switch, message=message))
