@@ -25,6 +25,7 @@ from flows.library.models import (
 )
 from flows.library.pages import (
     STATIC,
+    TOPIC_PAGE_SIZE,
     Links,
     error_page,
     incident_page,
@@ -37,8 +38,6 @@ from flows.settings import Settings
 from schema.errors import IngestError
 
 PAGES = "/library/"
-# Records on one page of a topic, in the app and on the static site.
-TOPIC_PAGE_SIZE = 50
 
 
 def _first_error(exc: ValidationError) -> str:

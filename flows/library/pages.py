@@ -20,6 +20,8 @@ from flows.library.models import FACET_KINDS, TOPIC_KINDS, UI_LANGUAGES, Inciden
 from flows.library.terms import labels
 
 TEMPLATES = Path(__file__).parent / "templates"
+# Records on one page of a topic, in the app and on the static site.
+TOPIC_PAGE_SIZE = 50
 STATIC = Path(__file__).parent / "static"
 
 
@@ -49,8 +51,16 @@ class Links:
     def incident(self, ui: str, record_id: str) -> str:
         return self._page(ui, f"incidents/{quote(record_id)}")
 
-    def topic(self, ui: str, kind: str, term: str) -> str:
-        return self._page(ui, f"topics/{quote(kind)}/{quote(term)}")
+    def topic(self, ui: str, kind: str, term: str, page: int = 1) -> str:
+        """A topic's page: ?page=N in the app, TERM-pN.html on the static site."""
+        if self.static_site:
+            return self._page(ui, f"topics/{quote(kind)}/{quote(self.topic_file(term, page))}")
+        return self._page(ui, f"topics/{quote(kind)}/{quote(term)}") + (f"?page={page}" if page > 1 else "")
+
+    @staticmethod
+    def topic_file(term: str, page: int) -> str:
+        """A static topic page's file name, without .html."""
+        return term if page == 1 else f"{term}-p{page}"
 
     def asset(self, name: str) -> str:
         return f"{self.base}static/{name}"
