@@ -503,7 +503,8 @@ def conflict_page(request: Request, draft_id: str, kept: str = "") -> HTMLRespon
     return _draft_page(
         request,
         draft,
-        values if draft.status == "pending" and found["action"] in ("approve", "save") else None,
+        # The reviewer's edits, even when the draft is decided now (read-only then, to copy from).
+        values if found["action"] in ("approve", "save") else None,
         status=409,
         message="Nothing was written: this draft changed while you had it open.",
         conflict=conflict,
