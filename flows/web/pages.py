@@ -498,6 +498,8 @@ def conflict_page(request: Request, draft_id: str, kept: str = "") -> HTMLRespon
         "version": draft.version,
         "last": last,
         "record_id": record_id,
+        # What happened since the version the reviewer saw (one history entry per version).
+        "since": draft.history[_seen_version(form) :] if _seen_version(form) else [],
     }
     reject_kept = {k: str(form.get(k, "")) for k in ("code", "reason", "comment")}
     return _draft_page(
@@ -590,6 +592,13 @@ async def save(request: Request, draft_id: str) -> Response:
         )
 
     return await _with_form_edits(request, draft_id, act, form_comment)
+
+
+def _seen_version(form: Any) -> int | None:
+    try:
+        return max(1, int(str(form.get("version", ""))))
+    except ValueError:
+        return None
 
 
 def _version_of(form: Any) -> int:
