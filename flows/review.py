@@ -73,6 +73,12 @@ def check_code(code: str, reason: str) -> str:
     return code
 
 
+def _comment(comment: str | None) -> dict[str, str]:
+    """A reviewer's optional comment on a decision, for its audit line (absent when none)."""
+    text = (comment or "").strip()
+    return {"comment": text} if text else {}
+
+
 def merge_edits(base: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
     """A partial record over the draft: objects merge key by key, lists and scalars replace."""
     merged = copy.deepcopy(base)
@@ -183,6 +189,7 @@ class Reviews:
         edits: dict[str, Any] | None = None,
         now: str | None = None,
         expected_version: int | None = None,
+        comment: str | None = None,
     ) -> Record:
         now = now or utc_now()
         if not reviewer.strip():
@@ -234,7 +241,8 @@ class Reviews:
                         # the library URL is stamped at approval; a change only when edited
                         and (c["field"] != "url" or "url" in edits)
                     ],
-                },
+                }
+                | _comment(comment),
             )
             return record
 
@@ -247,6 +255,7 @@ class Reviews:
         now: str | None = None,
         code: str | None = None,
         expected_version: int | None = None,
+        comment: str | None = None,
     ) -> Draft:
         now = now or utc_now()
         if not reviewer.strip():
@@ -262,7 +271,7 @@ class Reviews:
                 draft,
                 HistoryEntry(at=now, by=reviewer, action="rejected", reason=reason, code=code),
                 {"status": "rejected"},
-                {"reason": reason, "code": code, "drafter": draft.source.drafter},
+                {"reason": reason, "code": code, "drafter": draft.source.drafter} | _comment(comment),
             )
 
     def save_edits(
@@ -273,6 +282,7 @@ class Reviews:
         edits: dict[str, Any],
         expected_version: int,
         now: str | None = None,
+        comment: str | None = None,
     ) -> Draft:
         """Keep a reviewer's edits on a pending draft without deciding yet (a new version).
 
@@ -298,11 +308,18 @@ class Reviews:
                     at=now, by=reviewer, action="edited", reason="changed " + ", ".join(names)[:500]
                 ),
                 {"record": body},
-                {"drafter": draft.source.drafter, "changes": changes},
+                {"drafter": draft.source.drafter, "changes": changes} | _comment(comment),
             )
 
     def reject_many(
-        self, draft_ids: list[str], *, reviewer: str, reason: str, code: str, now: str | None = None
+        self,
+        draft_ids: list[str],
+        *,
+        reviewer: str,
+        reason: str,
+        code: str,
+        now: str | None = None,
+        comment: str | None = None,
     ) -> tuple[list[str], list[str]]:
         """Reject each pending draft with one reason (junk after a bad import): (rejected ids, problems).
 
@@ -314,7 +331,9 @@ class Reviews:
         for draft_id in draft_ids:
             try:
                 done.append(
-                    self.reject(draft_id, reviewer=reviewer, reason=reason, code=code, now=now).draft_id
+                    self.reject(
+                        draft_id, reviewer=reviewer, reason=reason, code=code, now=now, comment=comment
+                    ).draft_id
                 )
             except ReviewError as exc:
                 problems.append(str(exc))
@@ -328,6 +347,7 @@ class Reviews:
         reason: str = "",
         now: str | None = None,
         expected_version: int | None = None,
+        comment: str | None = None,
     ) -> Draft:
         """Put a rejected draft back in the queue; its history (the rejection too) is kept."""
         now = now or utc_now()
@@ -355,7 +375,7 @@ class Reviews:
                 draft,
                 HistoryEntry(at=now, by=reviewer, action="reopened", reason=reason.strip() or None),
                 {"status": "pending"},
-                {"reason": reason.strip() or None},
+                {"reason": reason.strip() or None} | _comment(comment),
             )
 
     def stats(self) -> dict[str, Any]:

@@ -79,3 +79,15 @@ def check_term(kind: Kind, term: str) -> str:
         more = f", ... ({len(terms)} in all: `incidents schema record` lists them)" if len(terms) > 12 else ""
         hint = f" (valid terms: {', '.join(terms[:12])}{more})"
     raise ValueError(f"{term!r} is not a term of the {kind} vocabulary{hint}")
+
+
+LABEL_LANGUAGES = ("en", "ko", "ja")
+
+
+def label(kind: Kind, term: str, lang: str = "en") -> str:
+    """The label of a term in `lang` (en, ko or ja: every term has all three), else its English
+    label; a term the vocabulary lacks is shown as it is."""
+    found = vocabulary(kind).terms.get(term)
+    if found is None:
+        return term
+    return found.labels.get(lang) or found.labels.get("en") or term

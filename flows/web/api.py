@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from flows.review import REJECT_CODES
+from flows.web.security import check_reviewer
 from flows.web.services import Services, valid_draft_id
 from flows.web.views import QueueFilter
 from schema.errors import InputError
@@ -20,18 +21,26 @@ def services(request: Request) -> Services:
     return request.app.state.services
 
 
-def reviewer(x_reviewer: str = Header("", description="Who takes the decision (required).")) -> str:
-    """A cross-site form cannot set this header, so requiring it on every POST stops forged decisions."""
-    name = x_reviewer.strip()
-    if not name or len(name) > 60:
+def reviewer(
+    x_reviewer: str = Header(
+        "", description="Who takes the decision (required): 1-60 letters, digits, spaces or . @ ' -"
+    ),
+) -> str:
+    """A cross-site form cannot set this header, so requiring it on every POST stops forged
+    decisions. The name follows the same rule as the pages' Reviewer box."""
+    if not x_reviewer.strip():
         raise InputError("the X-Reviewer header must name who takes the decision (1-60 characters)")
-    return name
+    return check_reviewer(x_reviewer)
+
+
+COMMENT = Field(default="", max_length=2000, description="An optional comment, kept in the audit log.")
 
 
 class Approve(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: int = Field(ge=1, description="The draft version the decision was taken on.")
     edits: dict[str, Any] = Field(default_factory=dict, description="A partial record merged over the draft.")
+    comment: str = COMMENT
 
 
 class Reject(BaseModel):
@@ -39,6 +48,7 @@ class Reject(BaseModel):
     version: int = Field(ge=1)
     code: str = Field(description="One of: " + ", ".join(REJECT_CODES))
     reason: str = ""
+    comment: str = COMMENT
 
 
 class BulkReject(BaseModel):
@@ -46,12 +56,14 @@ class BulkReject(BaseModel):
     ids: list[str] = Field(min_length=1, max_length=5000)
     code: str
     reason: str = ""
+    comment: str = COMMENT
 
 
 class Reopen(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: int | None = Field(default=None, ge=1)
     reason: str = ""
+    comment: str = COMMENT
 
 
 @review.get("/drafts")
@@ -82,7 +94,11 @@ def get_draft(request: Request, draft_id: str) -> dict[str, Any]:
 def approve(request: Request, draft_id: str, body: Approve, who: str = Depends(reviewer)) -> dict[str, Any]:
     """Write records/IL-NNNN.json; 409 (with what changed) when `version` is not the current one."""
     record = services(request).reviews.approve(
-        valid_draft_id(draft_id), reviewer=who, edits=body.edits, expected_version=body.version
+        valid_draft_id(draft_id),
+        reviewer=who,
+        edits=body.edits,
+        expected_version=body.version,
+        comment=body.comment or None,
     )
     return {"draft_id": draft_id, "record_id": record.id, "record": record.model_dump(mode="json")}
 
@@ -91,7 +107,11 @@ def approve(request: Request, draft_id: str, body: Approve, who: str = Depends(r
 def edit(request: Request, draft_id: str, body: Approve, who: str = Depends(reviewer)) -> dict[str, Any]:
     """Keep edits on a pending draft without deciding (a new version; 409 when `version` is stale)."""
     draft = services(request).reviews.save_edits(
-        valid_draft_id(draft_id), reviewer=who, edits=body.edits, expected_version=body.version
+        valid_draft_id(draft_id),
+        reviewer=who,
+        edits=body.edits,
+        expected_version=body.version,
+        comment=body.comment or None,
     )
     return {"draft_id": draft.draft_id, "status": draft.status, "version": draft.version}
 
@@ -104,6 +124,7 @@ def reject(request: Request, draft_id: str, body: Reject, who: str = Depends(rev
         reason=body.reason,
         code=body.code,
         expected_version=body.version,
+        comment=body.comment or None,
     )
     return {"draft_id": draft.draft_id, "status": draft.status, "version": draft.version}
 
@@ -113,7 +134,7 @@ def reject_many(request: Request, body: BulkReject, who: str = Depends(reviewer)
     """Reject many pending drafts with one reason (junk after a bad import)."""
     ids = [valid_draft_id(i) for i in body.ids]
     done, problems = services(request).reviews.reject_many(
-        ids, reviewer=who, reason=body.reason, code=body.code
+        ids, reviewer=who, reason=body.reason, code=body.code, comment=body.comment or None
     )
     return {"rejected": done, "problems": problems}
 
@@ -125,7 +146,11 @@ def reopen(
     """Put a rejected draft back in the queue, its history kept."""
     body = body or Reopen()
     draft = services(request).reviews.reopen(
-        valid_draft_id(draft_id), reviewer=who, reason=body.reason, expected_version=body.version
+        valid_draft_id(draft_id),
+        reviewer=who,
+        reason=body.reason,
+        expected_version=body.version,
+        comment=body.comment or None,
     )
     return {"draft_id": draft.draft_id, "status": draft.status, "version": draft.version}
 

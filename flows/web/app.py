@@ -15,7 +15,8 @@ from fastapi.staticfiles import StaticFiles
 from flows.library.api import router as library_router
 from flows.review import Conflict
 from flows.settings import Settings
-from flows.web.security import AuthMiddleware, Guard, check_bind
+from flows.web.flash import Stash
+from flows.web.security import AuthMiddleware, CsrfFailed, Guard, NoReviewer, check_bind
 from flows.web.services import Services
 from schema.errors import IngestError, InputError, RecordInvalid, ReviewError
 
@@ -40,6 +41,7 @@ def create_app(settings: Settings, *, review: bool = True) -> FastAPI:
     app.state.services = Services(settings)
     app.state.guard = guard
     app.state.review = review
+    app.state.stash = Stash()
     app.add_middleware(AuthMiddleware, guard=guard)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(pages.common)
@@ -57,6 +59,10 @@ def create_app(settings: Settings, *, review: bool = True) -> FastAPI:
         body: dict[str, Any] = {"error": str(exc)}
         if isinstance(exc, Conflict):
             status, body = 409, exc.as_dict()
+        elif isinstance(exc, CsrfFailed):
+            status = 403
+        elif isinstance(exc, NoReviewer):
+            status = 400
         elif isinstance(exc, RecordInvalid):
             status = 422
             body["problems"] = [{"field": f, "why": w} for f, w in exc.problems]

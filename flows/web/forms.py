@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from schema.types import DURATION_PATTERN, LANG_PATTERN
-from schema.vocab import Kind, vocabulary
+from schema.vocab import LABEL_LANGUAGES, Kind, label, vocabulary
 
 Control = Literal[
     "localized", "vocab-one", "vocab-many", "items", "impact", "timeline", "org", "date", "choice"
@@ -122,28 +122,36 @@ def show_duration(value: str | None) -> str:
     return " ".join(parts) or value
 
 
-def vocab_options(kind: Kind) -> list[dict[str, Any]]:
-    """Terms with their English and Korean labels and every alias, for the type-ahead picker."""
+def local_language(lang: str | None) -> str | None:
+    """The second label a page shows beside English: the draft's language when the vocabulary
+    labels it (ko, ja), else none."""
+    return lang if lang in LABEL_LANGUAGES and lang != "en" else None
+
+
+def vocab_options(kind: Kind, lang: str | None = None) -> list[dict[str, Any]]:
+    """Terms with their English label, the label in `lang` (ko, ja), every label and alias to
+    match on, and the definition, for the type-ahead picker."""
+    local = local_language(lang)
     out = []
     for key, term in vocabulary(kind).terms.items():
-        aliases = [a for forms in term.aliases.values() for a in forms]
+        names = [*term.labels.values(), *(a for forms in term.aliases.values() for a in forms)]
         out.append(
             {
                 "term": key,
-                "en": term.labels.get("en", key),
-                "ko": term.labels.get("ko", ""),
-                "aliases": aliases,
+                "en": label(kind, key, "en"),
+                "local": label(kind, key, local) if local else "",
+                "aliases": names,
+                "definition": term.definition,
             }
         )
     return out
 
 
-def term_label(kind: Kind, key: str) -> str:
-    term = vocabulary(kind).terms.get(key)
-    if term is None:
-        return key
-    en, ko = term.labels.get("en", key), term.labels.get("ko")
-    return f"{en} · {ko}" if ko else en
+def term_label(kind: Kind, key: str, lang: str | None = None) -> str:
+    """A term as the page shows it: its English label, and its label in the draft's language."""
+    en = label(kind, key, "en")
+    local = local_language(lang)
+    return f"{en} · {label(kind, key, local)}" if local and key in vocabulary(kind).terms else en
 
 
 def languages_of(record: dict[str, Any], primary: str | None) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,15 +14,19 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from flows.related import rank_related
-from flows.review import REJECT_CODES
-from flows.web.forms import edits_between, from_form, items_text, languages_of
+from flows.review import REJECT_CODES, Conflict
+from flows.web.flash import Stash, flash_of, flash_url
+from flows.web.forms import edits_between, from_form, items_text, languages_of, local_language
 from flows.web.security import (
     CSRF_COOKIE,
     REVIEWER_COOKIE,
     SESSION_COOKIE,
     SESSION_MAX_AGE,
     SNAPSHOT_CSP,
+    CsrfFailed,
     Guard,
+    NoReviewer,
+    check_reviewer,
     set_cookie,
 )
 from flows.web.services import Services, first_text, now_utc, valid_draft_id
@@ -42,7 +45,6 @@ common = APIRouter(include_in_schema=False)
 review = APIRouter(include_in_schema=False)
 records = APIRouter(include_in_schema=False)
 PAGE_SIZE = 200
-_NAME = re.compile(r"^[\w .@'-]{1,60}$")
 _LANG_CODE = re.compile(LANG_PATTERN)
 
 
@@ -54,14 +56,36 @@ def guard(request: Request) -> Guard:
     return request.app.state.guard
 
 
+def stash(request: Request) -> Stash:
+    return request.app.state.stash
+
+
 def reviewer_of(request: Request) -> str:
+    """The name this browser gave (its cookie), or "" when it gave none: never a guess."""
     name = request.cookies.get(REVIEWER_COOKIE, "")
-    if _NAME.fullmatch(name):
-        return name
     try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "reviewer"
+        return check_reviewer(name)
+    except NoReviewer:
+        return ""
+
+
+def decider(request: Request, form: Any) -> str:
+    """Who takes a decision: the name typed in the form, else the one this browser gave before;
+    NoReviewer when the person gave none (there is no default: not the server's account)."""
+    typed = str(form.get("reviewer", "")).strip()
+    if typed:
+        return check_reviewer(typed)
+    known = reviewer_of(request)
+    if not known:
+        raise NoReviewer("say who you are first: type your name in the Reviewer box, then decide")
+    return known
+
+
+def remember(response: Response, request: Request, name: str) -> Response:
+    """Keep a name typed into a form for this browser's next decisions."""
+    if name and name != reviewer_of(request):
+        set_cookie(response, REVIEWER_COOKIE, name, max_age=365 * 86400)
+    return response
 
 
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> HTMLResponse:
@@ -72,11 +96,10 @@ def render(request: Request, name: str, context: dict[str, Any], status: int = 2
         "reviewer": reviewer_of(request),
         "review": request.app.state.review,
         "login": bool(request.app.state.settings.review_token.get_secret_value()),
-        "done": "",
+        "flash": flash_of(request.query_params),
+        "signin_page": False,
         **context,
     }
-    found = re.search(r"\bIL-\d{4,}\b", str(context.get("done", "")))
-    context["done_record"] = found.group(0) if found else None
     response = templates.TemplateResponse(request, name, context, status_code=status)
     if new:
         set_cookie(response, CSRF_COOKIE, token)
@@ -91,7 +114,7 @@ async def checked_form(request: Request) -> Any:
     """The posted form, if its CSRF token matches this browser's cookie; else a refusal."""
     form = await request.form()
     if not guard(request).csrf_ok(request, str(form.get("csrf", ""))):
-        raise ReviewError("this form is stale or came from another site (CSRF check failed): reload the page")
+        raise CsrfFailed("this form is stale or came from another site (CSRF check failed): reload the page")
     return form
 
 
@@ -109,7 +132,11 @@ def home(request: Request) -> Response:
 
 @common.get("/login")
 def login_form(request: Request, next: str = "/") -> HTMLResponse:
-    return render(request, "login.html", {"next": next if next.startswith("/") else "/", "failed": False})
+    return render(
+        request,
+        "login.html",
+        {"next": next if next.startswith("/") else "/", "failed": False, "signin_page": True},
+    )
 
 
 @common.post("/login")
@@ -118,23 +145,22 @@ async def login(request: Request) -> Response:
     target = str(form.get("next", "/"))
     target = target if target.startswith("/") and not target.startswith("//") else "/"
     if not guard(request).token_ok(str(form.get("token", ""))):
-        return render(request, "login.html", {"next": target, "failed": True}, 401)
+        return render(request, "login.html", {"next": target, "failed": True, "signin_page": True}, 401)
     response = see_other(target)
     set_cookie(response, SESSION_COOKIE, guard(request).session_value(), max_age=SESSION_MAX_AGE)
-    name = str(form.get("reviewer", "")).strip()
-    if _NAME.fullmatch(name):
-        set_cookie(response, REVIEWER_COOKIE, name, max_age=365 * 86400)
+    typed = str(form.get("reviewer", "")).strip()
+    if typed:
+        remember(response, request, check_reviewer(typed))
     return response
 
 
 @common.post("/whoami")
 async def whoami(request: Request) -> Response:
     form = await checked_form(request)
-    name = str(form.get("reviewer", "")).strip()
-    if not _NAME.fullmatch(name):
-        raise ReviewError("a reviewer name is 1-60 letters, digits, spaces or . @ ' -")
+    name = check_reviewer(str(form.get("reviewer", "")))
     back = str(form.get("back", "/"))
-    response = see_other(back if back.startswith("/") and not back.startswith("//") else "/")
+    back = back if back.startswith("/") and not back.startswith("//") else "/"
+    response = see_other(flash_url(back.split("?")[0], "named"))
     set_cookie(response, REVIEWER_COOKIE, name, max_age=365 * 86400)
     return response
 
@@ -187,7 +213,7 @@ def queue_page(request: Request) -> HTMLResponse:
         "langs": sorted({r.language for r in rows if r.language}),
         "hosts": sorted({r.host for r in rows if r.host}),
         "now": now_utc(),
-        "done": request.query_params.get("done", ""),
+        "undo_batch": _bulk_undo(request),
     }
     response = render(request, "queue.html", context)
     set_cookie(response, "incidents_queue", wanted.query())
@@ -200,25 +226,79 @@ async def bulk_reject(request: Request) -> Response:
     ids = [valid_draft_id(str(v)) for v in form.getlist("ids")]
     if not ids:
         raise ReviewError("select the drafts to reject first")
+    who = decider(request, form)
     done, problems = await run_in_threadpool(
         services(request).reviews.reject_many,
         ids,
-        reviewer=reviewer_of(request),
+        reviewer=who,
         reason=str(form.get("reason", "")),
         code=str(form.get("code", "other")),
+        comment=_comment(form),
     )
-    note = f"rejected {len(done)} draft{'s' * (len(done) != 1)}" + (
-        f"; {len(problems)} not: {problems[0]}" if problems else ""
-    )
+    # The undo reopens exactly these drafts, each only while it is still at the version this
+    # rejection left it at.
+    rejected = {d.draft_id: d.version for d in (services(request).draft(i) for i in done)}
+    batch = stash(request).put(request.cookies.get(CSRF_COOKIE, ""), rejected)
     back = request.cookies.get("incidents_queue", "")
-    return see_other(f"/queue?{back}&{urlencode({'done': note})}".replace("?&", "?"))
+    code = "bulk-rejected-some" if problems else "bulk-rejected"
+    extra = {"failed": len(problems)} if problems else {}
+    url = flash_url(f"/queue?{back}" if back else "/queue", code, n=len(done), batch=batch, **extra)
+    return remember(see_other(url), request, who)
+
+
+def _bulk_undo(request: Request) -> dict[str, Any] | None:
+    """After a bulk rejection, its undo (while this browser's stash still holds it)."""
+    flash = flash_of(request.query_params)
+    if flash is None or not flash.batch:
+        return None
+    rejected = stash(request).get(request.cookies.get(CSRF_COOKIE, ""), flash.batch)
+    return {"batch": flash.batch, "n": len(rejected)} if rejected else None
+
+
+@review.post("/queue/undo")
+async def bulk_undo(request: Request) -> Response:
+    """Reopen exactly the drafts one bulk rejection rejected (an audit line each); a draft changed
+    since (reopened, or decided again) is left as it is."""
+    form = await checked_form(request)
+    who = decider(request, form)
+    rejected = stash(request).pop(request.cookies.get(CSRF_COOKIE, ""), str(form.get("batch", "")))
+    if not rejected:
+        raise ReviewError("that bulk rejection can no longer be undone here: reopen drafts one by one")
+
+    def undo() -> tuple[int, int]:
+        reopened = failed = 0
+        for draft_id, version in rejected.items():
+            try:
+                services(request).reviews.reopen(
+                    draft_id,
+                    reviewer=who,
+                    reason="undo of a bulk rejection",
+                    expected_version=version,
+                    comment=_comment(form),
+                )
+                reopened += 1
+            except ReviewError:
+                failed += 1
+        return reopened, failed
+
+    reopened, failed = await run_in_threadpool(undo)
+    code = "bulk-undone-some" if failed else "bulk-undone"
+    extra = {"failed": failed} if failed else {}
+    return remember(see_other(flash_url("/queue", code, n=reopened, **extra)), request, who)
+
+
+def _comment(form: Any) -> str | None:
+    """The optional comment on a decision (kept in the audit log), at most 2,000 characters."""
+    text = str(form.get("comment", "")).strip()
+    return text[:2000] or None
 
 
 # -- one draft -------------------------------------------------------------------------------
 
 
-def _neighbours(request: Request, draft_id: str) -> tuple[str | None, str | None]:
-    """The drafts before and after this one in the queue as the reviewer last filtered it."""
+def _position(request: Request, draft_id: str) -> tuple[str | None, str | None, int | None, int]:
+    """The drafts before and after this one in the queue as the reviewer last filtered it, this
+    one's place in it (1-based; None when it is not in it) and the queue's length."""
     from urllib.parse import parse_qs
 
     saved = parse_qs(request.cookies.get("incidents_queue", ""))
@@ -233,9 +313,15 @@ def _neighbours(request: Request, draft_id: str) -> tuple[str | None, str | None
     )
     ids = [r.draft_id for r in wanted.apply(services(request).summaries())]
     if draft_id not in ids:
-        return None, ids[0] if ids else None
+        return None, ids[0] if ids else None, None, len(ids)
     at = ids.index(draft_id)
-    return (ids[at - 1] if at > 0 else None), (ids[at + 1] if at + 1 < len(ids) else None)
+    before = ids[at - 1] if at > 0 else None
+    return before, (ids[at + 1] if at + 1 < len(ids) else None), at + 1, len(ids)
+
+
+def _neighbours(request: Request, draft_id: str) -> tuple[str | None, str | None]:
+    before, after, _at, _total = _position(request, draft_id)
+    return before, after
 
 
 def _draft_page(
@@ -245,6 +331,8 @@ def _draft_page(
     problems: list[tuple[str, str]] | None = None,
     status: int = 200,
     message: str = "",
+    conflict: dict[str, Any] | None = None,
+    kept: dict[str, str] | None = None,
 ) -> HTMLResponse:
     svc = services(request)
     machine = draft.record.model_dump(mode="json")
@@ -252,7 +340,7 @@ def _draft_page(
     problems = problems or []
     doc = svc.document(draft)
     recs = svc.records()
-    prev_id, next_id = _neighbours(request, draft.draft_id)
+    prev_id, next_id, place, queue_length = _position(request, draft.draft_id)
     context = {
         "draft": draft,
         "values": values,
@@ -264,7 +352,9 @@ def _draft_page(
         ],
         "undo": _undo(request, draft),
         "groups": field_views(draft, values, doc, problems),
-        "general_errors": [f"{f}: {w}" for f, w in problems if f.split(".")[0] in ("(record)", "org_slug")],
+        "general_errors": [
+            f"{f}: {w}" for f, w in problems if f.split(".")[0] in ("(record)", "org_slug", "reviewer")
+        ],
         "related_errors": [
             f"{f}: {w}" for f, w in problems if f.split(".")[0] in ("related", "recurrence_of", "sources")
         ],
@@ -274,14 +364,56 @@ def _draft_page(
         "sections": doc.sections if doc else [],
         "related": suggestions(draft, values, recs) if draft.status == "pending" else [],
         "orgs": sorted({r.org for r in recs if r.org}, key=str.casefold),
-        "pickers": pickers(),
+        "pickers": pickers(local_language(draft.source.language)),
         "prev_id": prev_id,
         "next_id": next_id,
-        "done": request.query_params.get("done", ""),
+        "place": place,
+        "queue_length": queue_length,
         "message": message,
         "reject_codes": REJECT_CODES,
+        "conflict": conflict,
+        "kept": kept or {},
+        "first_problem": _first_problem(problems),
+        "reviewer_changes": _reviewer_changes(request, draft),
     }
     return render(request, "draft.html", context, status)
+
+
+def _first_problem(problems: list[tuple[str, str]]) -> str | None:
+    """The id of the first field the page marks (in the page's order), where focus goes after a 422."""
+    from flows.web.forms import FIELDS
+
+    named = {f.split(".")[0] for f, _why in problems}
+    if "reviewer" in named:
+        return "in-reviewer"
+    for name in FIELDS:
+        if name in named:
+            return f"in-{name}"
+    if named & {"related", "recurrence_of"}:
+        return "in-related"
+    return None
+
+
+def _reviewer_changes(request: Request, draft: Draft) -> list[dict[str, Any]]:
+    """What reviewers changed from the machine draft, from the audit log: saved edits and the
+    approval's own diff, each with who, when and the comment."""
+    out = []
+    for entry in services(request).reviews.audit.entries():
+        if entry.get("draft_id") != draft.draft_id or not entry.get("changes"):
+            continue
+        for change in entry["changes"]:
+            out.append(
+                {
+                    "field": change.get("field"),
+                    "from": change.get("from"),
+                    "to": change.get("to"),
+                    "by": entry.get("by"),
+                    "at": entry.get("at"),
+                    "action": entry.get("action"),
+                    "comment": entry.get("comment"),
+                }
+            )
+    return out
 
 
 def _with_added(langs: list[str], add: str) -> list[str]:
@@ -293,11 +425,12 @@ def _with_added(langs: list[str], add: str) -> list[str]:
 
 def _undo(request: Request, shown: Draft) -> dict[str, Any] | None:
     """After a rejection, the draft it rejected, while it still is rejected: `u` reopens it."""
-    found = re.match(r"rejected (d-[0-9a-f]{16})$", request.query_params.get("done", ""))
-    if not found:
+    flash = flash_of(request.query_params)
+    rejected = request.query_params.get("draft") if flash and flash.code == "rejected" else None
+    if not rejected:
         return None
     try:
-        draft = services(request).draft(found.group(1)) if found.group(1) != shown.draft_id else shown
+        draft = services(request).draft(rejected) if rejected != shown.draft_id else shown
     except (ReviewError, InputError):
         return None
     if draft.status != "rejected":
@@ -328,21 +461,67 @@ def snapshot(request: Request, draft_id: str) -> Response:
     )
 
 
-def _after_decision(request: Request, draft_id: str, note: str) -> RedirectResponse:
+def _after_decision(request: Request, draft_id: str, code: str, **ids: object) -> RedirectResponse:
     """The next pending draft in the reviewer's queue, else the queue, with a note of what was done."""
     _prev, next_id = _neighbours(request, draft_id)
-    done = urlencode({"done": note})
     if next_id:
-        return see_other(f"/drafts/{next_id}?{done}")
+        return see_other(flash_url(f"/drafts/{next_id}", code, **ids))
     back = request.cookies.get("incidents_queue", "")
-    return see_other(f"/queue?{back}&{done}".replace("?&", "?"))
+    return see_other(flash_url(f"/queue?{back}" if back else "/queue", code, **ids))
+
+
+def _conflict_redirect(request: Request, draft_id: str, form: Any, action: str) -> RedirectResponse:
+    """After a version conflict: keep what the reviewer posted and show it on a page that can be
+    reloaded (GET) rather than a 409 that re-posts on reload."""
+    items = [(k, str(v)) for k, v in form.multi_items() if k != "csrf"]
+    key = stash(request).put(request.cookies.get(CSRF_COOKIE, ""), {"items": items, "action": action})
+    return see_other(f"/drafts/{draft_id}/conflict?{urlencode({'kept': key})}")
+
+
+@review.get("/drafts/{draft_id}/conflict")
+def conflict_page(request: Request, draft_id: str, kept: str = "") -> HTMLResponse:
+    """The draft as it is now, with the losing reviewer's edits in the form (nothing was written)."""
+    from starlette.datastructures import FormData
+
+    draft = services(request).draft(draft_id)
+    found = stash(request).get(request.cookies.get(CSRF_COOKIE, ""), kept)
+    if not found:
+        return _draft_page(request, draft)
+    form = FormData(found["items"])
+    machine = draft.record.model_dump(mode="json")
+    values, _problems = from_form(form, machine, languages_of(machine, draft.source.language))
+    last = draft.history[-1] if draft.history else None
+    record_id = next((h.record_id for h in draft.history if h.record_id), None)
+    conflict = {
+        "action": found["action"],
+        "status": draft.status,
+        "version": draft.version,
+        "last": last,
+        "record_id": record_id,
+        # What happened since the version the reviewer saw (one history entry per version).
+        "since": draft.history[_seen_version(form) :] if _seen_version(form) else [],
+    }
+    reject_kept = {k: str(form.get(k, "")) for k in ("code", "reason", "comment")}
+    return _draft_page(
+        request,
+        draft,
+        # The reviewer's edits, even when the draft is decided now (read-only then, to copy from).
+        values if found["action"] in ("approve", "save") else None,
+        status=409,
+        message="Nothing was written: this draft changed while you had it open.",
+        conflict=conflict,
+        kept=reject_kept | {"comment": str(form.get("comment", ""))},
+    )
 
 
 _FIX_FIELDS = "Nothing was written: fix the marked fields."
 
 
 async def _with_form_edits(
-    request: Request, draft_id: str, act: Callable[[Draft, dict[str, Any], int], Response]
+    request: Request,
+    draft_id: str,
+    act: Callable[[Draft, dict[str, Any], int, str], Response],
+    comment: list[str | None],
 ) -> Response:
     """The form's edits to a draft, for approve and save: `act(draft, edits, version)` runs when
     the form has no problems; the draft page with each problem beside its field (422, nothing
@@ -350,47 +529,76 @@ async def _with_form_edits(
     Only reading the form waits on the event loop; the rest reads and fsyncs files, so it runs
     in the thread pool, where it does not hold up other reviewers' requests."""
     form = await checked_form(request)
+    comment[0] = _comment(form)
     return await run_in_threadpool(_apply_form_edits, request, draft_id, form, act)
 
 
 def _apply_form_edits(
-    request: Request, draft_id: str, form: Any, act: Callable[[Draft, dict[str, Any], int], Response]
+    request: Request,
+    draft_id: str,
+    form: Any,
+    act: Callable[[Draft, dict[str, Any], int, str], Response],
 ) -> Response:
     draft = services(request).draft(draft_id)
     machine = draft.record.model_dump(mode="json")
     values, problems = from_form(form, machine, languages_of(machine, draft.source.language))
     version = _version_of(form)
+    try:
+        who = decider(request, form)
+    except NoReviewer as exc:
+        problems = [("reviewer", str(exc)), *problems]
+        who = ""
     if not problems:
         try:
-            return act(draft, edits_between(machine, values), version)
+            return remember(act(draft, edits_between(machine, values), version, who), request, who)
         except RecordInvalid as exc:
             problems = exc.problems
-    return _draft_page(request, draft, values, problems, 422, _FIX_FIELDS)
+        except Conflict:
+            return _conflict_redirect(request, draft.draft_id, form, "approve")
+    return _draft_page(
+        request, draft, values, problems, 422, _FIX_FIELDS, kept={"comment": str(form.get("comment", ""))}
+    )
 
 
 @review.post("/drafts/{draft_id}/approve")
 async def approve(request: Request, draft_id: str) -> Response:
-    def act(draft: Draft, edits: dict[str, Any], version: int) -> Response:
-        record = services(request).reviews.approve(
-            draft.draft_id, reviewer=reviewer_of(request), edits=edits, expected_version=version
-        )
-        return _after_decision(request, draft.draft_id, f"approved {draft.draft_id} as {record.id}")
+    form_comment: list[str | None] = [None]
 
-    return await _with_form_edits(request, draft_id, act)
+    def act(draft: Draft, edits: dict[str, Any], version: int, who: str) -> Response:
+        record = services(request).reviews.approve(
+            draft.draft_id,
+            reviewer=who,
+            edits=edits,
+            expected_version=version,
+            comment=form_comment[0],
+        )
+        return _after_decision(request, draft.draft_id, "approved", draft=draft.draft_id, record=record.id)
+
+    return await _with_form_edits(request, draft_id, act, form_comment)
 
 
 @review.post("/drafts/{draft_id}/save")
 async def save(request: Request, draft_id: str) -> Response:
     """Keep the form's edits without deciding: the draft stays pending, one version on."""
 
-    def act(draft: Draft, edits: dict[str, Any], version: int) -> Response:
-        saved = services(request).reviews.save_edits(
-            draft.draft_id, reviewer=reviewer_of(request), edits=edits, expected_version=version
-        )
-        note = f"saved edits to {saved.draft_id} (version {saved.version})"
-        return see_other(f"/drafts/{saved.draft_id}?{urlencode({'done': note})}")
+    form_comment: list[str | None] = [None]
 
-    return await _with_form_edits(request, draft_id, act)
+    def act(draft: Draft, edits: dict[str, Any], version: int, who: str) -> Response:
+        saved = services(request).reviews.save_edits(
+            draft.draft_id, reviewer=who, edits=edits, expected_version=version, comment=form_comment[0]
+        )
+        return see_other(
+            flash_url(f"/drafts/{saved.draft_id}", "saved", draft=saved.draft_id, version=saved.version)
+        )
+
+    return await _with_form_edits(request, draft_id, act, form_comment)
+
+
+def _seen_version(form: Any) -> int | None:
+    try:
+        return max(1, int(str(form.get("version", ""))))
+    except ValueError:
+        return None
 
 
 def _version_of(form: Any) -> int:
@@ -404,31 +612,46 @@ def _version_of(form: Any) -> int:
 async def reject(request: Request, draft_id: str) -> Response:
     form = await checked_form(request)
 
+    who = decider(request, form)
+
     def decide() -> Response:  # file reads and fsyncs: in the thread pool, as for approvals
         draft = services(request).draft(draft_id)
-        services(request).reviews.reject(
-            draft.draft_id,
-            reviewer=reviewer_of(request),
-            reason=str(form.get("reason", "")),
-            code=str(form.get("code", "other")),
-            expected_version=_version_of(form),
-        )
-        return _after_decision(request, draft.draft_id, f"rejected {draft.draft_id}")
+        try:
+            services(request).reviews.reject(
+                draft.draft_id,
+                reviewer=who,
+                reason=str(form.get("reason", "")),
+                code=str(form.get("code", "other")),
+                expected_version=_version_of(form),
+                comment=_comment(form),
+            )
+        except Conflict:
+            return _conflict_redirect(request, draft.draft_id, form, "reject")
+        return _after_decision(request, draft.draft_id, "rejected", draft=draft.draft_id)
 
-    return await run_in_threadpool(decide)
+    return remember(await run_in_threadpool(decide), request, who)
 
 
 @review.post("/drafts/{draft_id}/reopen")
 async def reopen(request: Request, draft_id: str) -> Response:
     form = await checked_form(request)
+    who = decider(request, form)
     draft = await run_in_threadpool(
         services(request).reviews.reopen,
         valid_draft_id(draft_id),
-        reviewer=reviewer_of(request),
+        reviewer=who,
         reason=str(form.get("reason", "")),
         expected_version=_version_of(form),
+        comment=_comment(form),
     )
-    return see_other(f"/drafts/{draft.draft_id}?{urlencode({'done': f'reopened {draft.draft_id}'})}")
+    response = see_other(flash_url(f"/drafts/{draft.draft_id}", "reopened", draft=draft.draft_id))
+    return remember(response, request, who)
+
+
+@review.get("/stats")
+def stats_page(request: Request) -> HTMLResponse:
+    """What `incidents review stats` prints: acceptance, rejection reasons, most-edited fields."""
+    return render(request, "stats.html", {"stats": services(request).reviews.stats()})
 
 
 # -- records -------------------------------------------------------------------------------

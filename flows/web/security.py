@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import re
 import secrets
 from urllib.parse import quote
 
@@ -13,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from schema.errors import InputError
+from schema.errors import InputError, ReviewError
 
 SESSION_COOKIE = "incidents_session"
 CSRF_COOKIE = "incidents_csrf"
@@ -30,6 +31,27 @@ SNAPSHOT_CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; "
     "base-uri 'none'; frame-ancestors 'self'; sandbox"
 )
+
+
+# A reviewer's name, as the person gave it: in a form, the sign-in page or X-Reviewer.
+REVIEWER_NAME = re.compile(r"^[\w .@'-]{1,60}$")
+NAME_RULE = "a reviewer name is 1-60 letters, digits, spaces or . @ ' -"
+
+
+class CsrfFailed(ReviewError):
+    """A form without this browser's CSRF token (answered 403)."""
+
+
+class NoReviewer(InputError):
+    """A decision without a name the person gave (answered 400)."""
+
+
+def check_reviewer(name: str) -> str:
+    """`name` stripped, if it is a reviewer name; else NoReviewer saying what one is."""
+    name = name.strip()
+    if not REVIEWER_NAME.fullmatch(name):
+        raise NoReviewer(NAME_RULE + (f", not {name[:60]!r}" if name else ": say who you are"))
+    return name
 
 
 def is_loopback(host: str) -> bool:

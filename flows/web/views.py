@@ -10,7 +10,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from flows.related import Related, rank_related
-from flows.web.forms import GROUPS, FieldSpec, languages_of, show_duration, term_label, vocab_options
+from flows.web.forms import (
+    GROUPS,
+    FieldSpec,
+    languages_of,
+    local_language,
+    show_duration,
+    term_label,
+    vocab_options,
+)
 from flows.web.services import LOW_CONFIDENCE, Summary
 from schema.document import Document
 from schema.draft import Draft
@@ -123,7 +131,7 @@ def field_views(
             for key in keys:
                 label = key.split(".", 1)[1] if "." in key else None
                 if label and spec.vocab:
-                    label = term_label(spec.vocab, label)
+                    label = term_label(spec.vocab, label, draft.source.language)
                 elif label:
                     label = label.replace("_", " ")
                 for ev in draft.evidence[key]:
@@ -187,9 +195,9 @@ def suggestions(draft: Draft, values: dict[str, Any], records: list[Record]) -> 
 
 
 @cache
-def pickers() -> dict[str, list[dict[str, Any]]]:
+def pickers(lang: str | None = None) -> dict[str, list[dict[str, Any]]]:
     return {
-        kind: vocab_options(kind)
+        kind: vocab_options(kind, local_language(lang))
         for kind in ("symptoms", "root_causes", "contributing", "components", "domains", "severity")
     }
 

@@ -49,7 +49,7 @@
     if (frame && !frame.src) frame.src = frame.dataset.src;
   }
 
-  // --- vocabulary pickers: type-ahead over English and Korean labels and aliases ---
+  // --- vocabulary pickers: an ARIA combobox over every label (en, ko, ja) and alias ---
   let vocab = {};
   const vocabEl = $("#vocab");
   if (vocabEl) vocab = JSON.parse(vocabEl.textContent);
@@ -60,7 +60,7 @@
     if (!q) return terms.slice(0, 12);
     const scored = [];
     for (const t of terms) {
-      const names = [t.term, t.en, t.ko, ...t.aliases].map(norm);
+      const names = [t.term, t.en, t.local, ...t.aliases].map(norm);
       let best = 9;
       for (const n of names) {
         if (n === q) best = Math.min(best, 0);
@@ -76,7 +76,7 @@
     const span = document.createElement("span");
     span.className = "chip";
     span.dataset.term = t.term;
-    span.textContent = t.ko ? t.en + " · " + t.ko : t.en;
+    span.textContent = t.local ? t.en + " · " + t.local : t.en;
     const input = document.createElement("input");
     input.type = "hidden";
     input.name = picker.dataset.name;
@@ -98,32 +98,72 @@
     closeOptions(picker);
     input.focus();
   }
+  function status(picker, text) {
+    const s = $(".picker-status", picker);
+    if (s) s.textContent = text;
+  }
+  function setActive(picker, index) {
+    const input = $(".pick", picker);
+    const items = $$(".options [role=option]", picker);
+    items.forEach((li, i) => {
+      li.classList.toggle("active", i === index);
+      li.setAttribute("aria-selected", String(i === index));
+    });
+    if (index >= 0 && items[index]) {
+      input.setAttribute("aria-activedescendant", items[index].id);
+      items[index].scrollIntoView({ block: "nearest" });
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
   function closeOptions(picker) {
     const list = $(".options", picker);
     list.hidden = true;
     list.replaceChildren();
-    $(".pick", picker).setAttribute("aria-expanded", "false");
+    const input = $(".pick", picker);
+    input.setAttribute("aria-expanded", "false");
+    input.removeAttribute("aria-activedescendant");
   }
   function openOptions(picker) {
     const list = $(".options", picker);
     const input = $(".pick", picker);
     list.replaceChildren();
-    matches(picker.dataset.kind, input.value).forEach((t, i) => {
+    const found = matches(picker.dataset.kind, input.value);
+    found.forEach((t, i) => {
       const li = document.createElement("li");
       li.setAttribute("role", "option");
+      li.id = list.id + "-" + i;
       li.dataset.term = t.term;
-      if (i === 0) li.classList.add("active");
       const label = document.createElement("span");
-      label.textContent = t.en + (t.ko ? " · " + t.ko : "");
+      label.className = "opt-label";
+      label.textContent = t.en + (t.local ? " · " + t.local : "");
       const key = document.createElement("small");
       key.textContent = t.term;
-      li.append(label, " ", key);
+      const def = document.createElement("small");
+      def.className = "definition";
+      def.textContent = t.definition || "";
+      li.append(label, " ", key, def);
       li.addEventListener("mousedown", (ev) => { ev.preventDefault(); choose(picker, t); });
       li._term = t;
       list.append(li);
     });
-    list.hidden = !list.children.length;
-    input.setAttribute("aria-expanded", String(!list.hidden));
+    if (!found.length) {
+      // Nothing matches: say so (in the list, and to a screen reader through the status line).
+      const li = document.createElement("li");
+      li.className = "no-match";
+      li.setAttribute("role", "option");
+      li.setAttribute("aria-disabled", "true");
+      li.setAttribute("aria-selected", "false");
+      li.id = list.id + "-none";
+      li.textContent = "No matching term for “" + input.value.trim() + "”: try English, 한국어, 日本語 or a synonym.";
+      list.append(li);
+      status(picker, "No matching term.");
+    } else {
+      status(picker, found.length + " terms; up and down arrows to choose, Enter to pick.");
+    }
+    list.hidden = false;
+    input.setAttribute("aria-expanded", "true");
+    setActive(picker, found.length ? 0 : -1);
   }
   $$(".picker").forEach((picker) => {
     const input = $(".pick", picker);
@@ -131,13 +171,19 @@
     input.addEventListener("focus", () => openOptions(picker));
     input.addEventListener("blur", () => setTimeout(() => closeOptions(picker), 150));
     input.addEventListener("keydown", (ev) => {
-      const items = $$(".options li", picker);
+      const items = $$(".options li:not(.no-match)", picker);
       const at = items.findIndex((li) => li.classList.contains("active"));
+      if (ev.altKey) return; // Alt+arrows: the next field needing attention (below)
       if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
         ev.preventDefault();
+        if ($(".options", picker).hidden) { openOptions(picker); return; }
         if (!items.length) return;
         const next = (at + (ev.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
-        items.forEach((li, i) => li.classList.toggle("active", i === next));
+        setActive(picker, next);
+      } else if (ev.key === "Escape" && !$(".options", picker).hidden) {
+        ev.preventDefault();
+        ev.stopPropagation();
+        closeOptions(picker);
       } else if (ev.key === "Enter") {
         ev.preventDefault();
         if (at >= 0) choose(picker, items[at]._term);
@@ -167,6 +213,43 @@
   if (bulk) bulk.addEventListener("submit", (ev) => {
     const n = $$("input[name=ids]:checked").length;
     if (!n) { ev.preventDefault(); alert("Select the drafts to reject first (x or the boxes)."); }
+  });
+
+  // --- fields needing attention: marked by the server, low confidence or empty ---
+  const attention = () => $$(".fields .field.bad, .fields .field.low, .fields .field.empty");
+  function focusField(field) {
+    const control = $("input:not([type=hidden]), textarea, select", field);
+    field.scrollIntoView({ block: "center" });
+    if (control) control.focus({ preventScroll: true });
+  }
+  function jumpAttention(step) {
+    const all = attention();
+    if (!all.length) return;
+    const current = document.activeElement && document.activeElement.closest(".field");
+    let at = current ? all.indexOf(current) : -1;
+    if (at < 0 && current) {
+      // Not on one of them: the first one after (or before) the current field in the page.
+      const after = all.findIndex((f) => current.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING);
+      at = step > 0 ? (after < 0 ? all.length : after) - 1 : (after < 0 ? all.length : after);
+    }
+    focusField(all[(at + step + all.length) % all.length]);
+  }
+  // After a 422 the server names the first marked field: focus goes there, not the page top.
+  const approveForm = $("#approve-form");
+  const firstProblem = approveForm && approveForm.dataset.firstProblem;
+  if (firstProblem) {
+    const target = document.getElementById(firstProblem);
+    if (target) {
+      const field = target.closest(".field");
+      (field || target).scrollIntoView({ block: "center" });
+      target.focus({ preventScroll: true });
+    }
+  }
+  document.addEventListener("keydown", (ev) => {
+    if (ev.altKey && (ev.key === "ArrowDown" || ev.key === "ArrowUp") && $(".fields")) {
+      ev.preventDefault();
+      jumpAttention(ev.key === "ArrowDown" ? 1 : -1);
+    }
   });
 
   // --- keyboard ---
@@ -212,6 +295,12 @@
         if (code) code.focus();
         break;
       }
+      case "n":
+        if ($(".fields")) jumpAttention(1); else return;
+        break;
+      case "p":
+        if ($(".fields")) jumpAttention(-1); else return;
+        break;
       case "e": {
         const first = $(".fields input:not([type=hidden]), .fields textarea");
         if (first) first.focus();

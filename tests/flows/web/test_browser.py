@@ -42,6 +42,18 @@ def site(data_dir: Path) -> Iterator[tuple[str, list[Draft]]]:
 @pytest.fixture
 def page(browser, site) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})
+    # The name this browser gave in the Reviewer box before (decisions need one).
+    context.add_cookies(
+        [
+            {
+                "name": "incidents_reviewer",
+                "value": "rita",
+                "url": site[0],
+                "httpOnly": True,
+                "sameSite": "Strict",
+            }
+        ]
+    )
     pg = context.new_page()
     pg.dialogs = []  # every alert/confirm the page tries: none may come from a source
     pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
@@ -87,7 +99,7 @@ def test_korean_draft_quote_picker_approve_and_record_page(page, site, data_dir:
     page.keyboard.press("a")  # approve from the keyboard
     page.wait_for_url("**/drafts/d-*")  # the next pending draft opens
     flash = page.locator(".flash")
-    assert f"approved {korean.draft_id} as IL-0001" in flash.inner_text()
+    assert f"Approved {korean.draft_id} as IL-0001" in flash.inner_text()
     flash.get_by_role("link", name="view IL-0001").click()
     page.wait_for_url("**/records/IL-0001")
     assert page.locator("h1").inner_text() == korean.record.title["ko"]
@@ -110,7 +122,7 @@ def test_reject_with_a_reason_then_reopen(page, site, data_dir: Path) -> None:
     page.fill("#reject-reason", "only a status line")
     page.click("#reject-form button[type=submit]")
     page.wait_for_url("**/drafts/d-*")
-    assert f"rejected {draft.draft_id}" in page.locator(".flash").inner_text()
+    assert f"Rejected {draft.draft_id}" in page.locator(".flash").inner_text()
     assert _queue(data_dir).get(draft.draft_id).status == "rejected"
     page.goto(f"{base}/drafts/{draft.draft_id}")
     assert "[too-little] — only a status line" in page.locator(".history").inner_text()
@@ -136,7 +148,7 @@ def test_bulk_reject_three_drafts(page, site, data_dir: Path) -> None:
     page.fill("#bulk input[name=reason]", "directory listings from a bad import")
     page.click("[data-bulk-reject]")
     page.wait_for_url("**/queue?*")
-    assert "rejected 3 drafts" in page.locator(".flash").inner_text()
+    assert "Rejected 3 selected drafts" in page.locator(".flash").inner_text()
     assert "pending 8" in page.locator(".counts").inner_text()
     assert "rejected 3" in page.locator(".counts").inner_text()
     assert sorted((e["draft_id"], e["code"]) for e in _audit(data_dir)) == sorted(
@@ -176,8 +188,8 @@ def test_a_stale_page_gets_the_conflict_not_a_lost_update(page, site, data_dir: 
     assert r.status_code == 200
     page.fill("input[name='title.en']", "A better title")
     page.click("[data-approve]")
-    assert "changed since you opened it" in page.locator(".problem").inner_text()
-    assert "rejected by bob" in page.locator(".problem").inner_text()
+    conflict = page.locator(".conflict").inner_text()
+    assert "changed this draft while you had it open" in conflict and "rejected by bob" in conflict
     assert not list((data_dir / "records").glob("IL-*.json"))
     assert len(_audit(data_dir)) == 1
 
@@ -257,7 +269,7 @@ def test_save_edits_by_key_and_decide_later(page, site, data_dir: Path) -> None:
     page.keyboard.press("Escape")
     page.keyboard.press("s")
     page.wait_for_url(f"**/drafts/{draft.draft_id}?*")
-    assert "saved edits" in page.locator(".flash").inner_text()
+    assert "Saved your edits" in page.locator(".flash").inner_text()
     assert "version 2" in page.locator(".pager .id").inner_text()
     assert page.locator("input[name='impact.region']").input_value() == "関東"
     assert _queue(data_dir).get(draft.draft_id).status == "pending"

@@ -107,16 +107,16 @@ def test_form_posts_need_the_csrf_token_of_this_browser(
     url = f"/drafts/{draft.draft_id}/reject"
     form = {"version": "1", "code": "other", "reason": "junk"}
     no_token = client.post(url, data=form)
-    assert no_token.status_code == 409 and "CSRF" in no_token.text
+    assert no_token.status_code == 403 and "CSRF" in no_token.text
     token = CSRF.search(client.get(f"/drafts/{draft.draft_id}").text).group(1)  # type: ignore[union-attr]
     cookie = client.cookies.get("incidents_csrf")
     assert cookie == token
     # A cross-site page can send the cookie's name but not read its value; a guessed token fails.
     forged = client.post(url, data=form | {"csrf": token[:-2] + "xx"})
-    assert forged.status_code == 409
+    assert forged.status_code == 403
     # Another browser (no cookie) with a token copied from a page fails too.
     with TestClient(client.app, base_url="http://127.0.0.1") as other:
-        assert other.post(url, data=form | {"csrf": token}).status_code == 409
+        assert other.post(url, data=form | {"csrf": token}).status_code == 403
     assert _audit(data_dir) == []
     ok = client.post(url, data=form | {"csrf": token}, follow_redirects=False)
     assert ok.status_code == 303
