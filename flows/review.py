@@ -482,7 +482,7 @@ class Reviews:
             },
             # What could not be counted: damaged draft files, audit lines that are not entries.
             "unreadable": {
-                "drafts": [str(u) for u in unreadable],
+                "drafts": [str(u.path) for u in unreadable],
                 "audit_lines": [str(b) for b in read.bad],
             },
         }

@@ -110,7 +110,9 @@ class AuditLog:
         with file_lock(self._lock_path()):
             fd = open_append(self.path)
             try:
-                self._set_torn_tail_aside(fd)
+                moved = self._set_torn_tail_aside(fd)
+                if moved:
+                    log.warning("%s", moved)
                 if faults.torn("audit"):
                     os.write(fd, data[: len(data) // 2])
                     os.fsync(fd)
@@ -166,12 +168,10 @@ class AuditLog:
             os.close(aside)
         os.ftruncate(fd, end)
         os.fsync(fd)
-        line = (
+        return (
             f"{self.path}: a torn last line ({len(tail)} bytes, an interrupted write) was moved "
             f"aside to {self.torn_path.name}"
         )
-        log.warning("%s", line)
-        return line
 
     def read(self) -> AuditRead:
         """Every entry, and every line that is not one (not JSON, not an object, no action, at

@@ -8,6 +8,7 @@ the others from being listed, shown, counted and served. Readers use `load` and 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -75,9 +76,9 @@ def load(path: Path, model: type[M], kind: str) -> M:
         raise Damaged(path, why_not(data, model) or "cannot be read", kind) from None
 
 
-def summary_line(found: list[Unreadable], kind: str) -> str:
-    """`1 draft cannot be read: FILE` / `3 drafts cannot be read: A, B, C`."""
+def summary_line(found: Sequence[Unreadable | Path | str], kind: str) -> str:
+    """`1 draft cannot be read: FILE` / `3 drafts cannot be read: A, B, C` (files or their paths)."""
     noun = kind if len(found) == 1 else f"{kind}s"
-    names = ", ".join(str(u.path) for u in found[:10])
+    names = ", ".join(str(u.path if isinstance(u, Unreadable) else u) for u in found[:10])
     more = f" and {len(found) - 10} more" if len(found) > 10 else ""
     return f"{len(found)} {noun} cannot be read: {names}{more} (`incidents validate` says why)"
