@@ -53,12 +53,13 @@ from typing import Any, Literal
 
 try:
     import fcntl
-except ImportError:  # not POSIX: intents are still written and finished, liveness is by age
+except ImportError:  # not POSIX: intents are written and rolled back, but a crash's are left
     fcntl = None  # type: ignore[assignment]
 
 from flows.store import faults
-from flows.store.atomic import _written_beside, dumps_json, fsync_dir, write_text
+from flows.store.atomic import _written_beside, dumps_json, file_lock, fsync_dir, write_text
 from flows.store.audit import AuditLog
+from flows.store.records import RESERVED_FILE
 
 FOLDER = ".journal"
 # A temp file or reservation younger than this may belong to a writer that has not locked it yet.
@@ -283,8 +284,8 @@ def _roll_back(data_dir: Path, done: list[dict[str, Any]]) -> bool:
 
 
 def _locked_by_someone(fd: int) -> bool:
-    if fcntl is None:
-        return False
+    if fcntl is None:  # no flock(): a live writer cannot be told from a dead one; leave it be
+        return True
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -310,14 +311,16 @@ def recover(data_dir: Path) -> list[Note]:
     that is a note with `problem=True`, and a later run finishes it."""
     notes: list[Note] = []
     for path in pending(data_dir):
-        note = _recover_one(data_dir, path)
+        moved: list[str] = []
+        note = _recover_one(data_dir, path, moved)
+        notes += [Note(line, path=data_dir / "records" / "audit.jsonl") for line in moved]
         if note is not None:
             notes.append(note)
     notes += leftovers(data_dir)
     return notes
 
 
-def _recover_one(data_dir: Path, path: Path) -> Note | None:
+def _recover_one(data_dir: Path, path: Path, moved: list[str]) -> Note | None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
@@ -338,20 +341,7 @@ def _recover_one(data_dir: Path, path: Path) -> Note | None:
         conflicts: list[str] = []
         try:
             for plan in made.steps:
-                if plan["kind"] == "write":
-                    target = data_dir / plan["path"]
-                    now = _read_or_none(target)
-                    if now == plan["after"]:
-                        continue
-                    if now != plan["before"]:
-                        conflicts.append(f"{plan['path']} changed since, left as it is")
-                        continue
-                    _do_write(target, plan["after"])
-                else:
-                    log = AuditLog(data_dir / "records" / "audit.jsonl")
-                    log.repair()
-                    if not log.contains(plan["entry"]):
-                        log.append(plan["entry"])
+                _redo(data_dir, plan, conflicts, moved)
             for name in made.cleanup:
                 (data_dir / name).unlink(missing_ok=True)
             path.unlink()
@@ -386,39 +376,79 @@ def _recover_one(data_dir: Path, path: Path) -> Note | None:
         os.close(fd)
 
 
-def _is_dead(path: Path, now: float) -> bool:
+def _redo(data_dir: Path, plan: dict[str, Any], conflicts: list[str], moved: list[str]) -> None:
+    """Do one step of a dead intent again, unless it is done (the file holds its text, the log
+    its line); a file that holds neither its old nor its new text is left as it is."""
+    if plan["kind"] == "write":
+        target = data_dir / plan["path"]
+        now = _read_or_none(target)
+        if now == plan["after"]:
+            return
+        if now != plan["before"]:
+            conflicts.append(f"{plan['path']} changed since, left as it is")
+            return
+        _do_write(target, plan["after"])
+        return
+    log = AuditLog(data_dir / "records" / "audit.jsonl")
+    if torn := log.repair():
+        moved.append(torn)
+    if not log.contains(plan["entry"]):
+        log.append(plan["entry"])
+
+
+def _is_dead(path: Path, now: float, settle: float) -> bool:
     """A temp file or reservation whose writer is gone: old enough and not locked."""
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return False
     try:
-        if now - os.fstat(fd).st_mtime < SETTLE_SECONDS:
+        if now - os.fstat(fd).st_mtime < settle:
             return False
         return not _locked_by_someone(fd)
     finally:
         os.close(fd)
 
 
-def _leftover_kind(name: str, in_records: bool) -> str | None:
-    if not name.startswith("."):
-        return None
-    if name.endswith(".tmp"):
-        return "temp file of a write that was killed (the file it was for is whole)"
-    if name.endswith(".reserved") and in_records:
-        return "id reservation of an approval that was killed before it wrote anything"
-    return None
+def _reservations(records: Path, clean: bool) -> list[Note]:
+    """Reservations (.IL-NNNN.reserved) whose approval died: looked at under the records lock,
+    under which every live one is created and locked at once, so an unlocked one is dead."""
+    try:
+        names = sorted(n for n in os.listdir(records) if RESERVED_FILE.match(n))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    if not names:
+        return []
+    kind = "id reservation of an approval that was killed before it wrote anything (the id is free again)"
+    notes: list[Note] = []
+    try:
+        with file_lock(records / ".records.lock"):
+            for name in names:
+                if _is_dead(records / name, time.time(), 0.0):
+                    notes += _clean(records / name, kind, clean)
+    except OSError as exc:  # a read-only copy: cannot take the lock, so cannot tell
+        notes.append(
+            Note(
+                f"{records}: (leftover): {len(names)} id reservation(s) left by killed approvals "
+                f"({exc.strerror}); removed by the next command on a writable data directory",
+                problem=True,
+                path=records,
+            )
+        )
+    return notes
 
 
-def _clean(path: Path, kind: str) -> Note | None:
+def _clean(path: Path, kind: str, clean: bool) -> list[Note]:
+    if not clean:
+        return [Note(f"{path}: (leftover): a {kind}; removed by the next command", path=path)]
     try:
         path.unlink()
     except FileNotFoundError:
-        return None
+        return []
     except OSError as exc:
         why = f"{path}: (leftover): a {kind}; cannot remove it ({exc.strerror})"
-        return Note(why, problem=True, path=path)
-    return Note(f"removed {path}: a {kind}", path=path)
+        return [Note(why, problem=True, path=path)]
+    return [Note(f"removed {path}: a {kind}", path=path)]
 
 
 def leftovers(data_dir: Path, *, clean: bool = True) -> list[Note]:
@@ -439,17 +469,12 @@ def leftovers(data_dir: Path, *, clean: bool = True) -> list[Note]:
         except (FileNotFoundError, NotADirectoryError):
             continue
         for name in sorted(names):
-            kind = _leftover_kind(name, folder == records)
-            path = folder / name
-            if kind is None or not _is_dead(path, now):
-                continue
-            note = (
-                _clean(path, kind)
-                if clean
-                else Note(f"{path}: (leftover): a {kind}; removed by the next command", path=path)
-            )
-            if note is not None:
-                notes.append(note)
+            if name.startswith(".") and name.endswith(".tmp"):
+                kind = "temp file of a write that was killed (the file it was for is whole)"
+                path = folder / name
+                if _is_dead(path, now, SETTLE_SECONDS):
+                    notes += _clean(path, kind, clean)
+    notes += _reservations(records, clean)
     if clean:
         try:
             moved = AuditLog(records / "audit.jsonl").repair()
