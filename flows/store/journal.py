@@ -419,7 +419,7 @@ def _reservations(records: Path, clean: bool) -> list[Note]:
         return []
     if not names:
         return []
-    kind = "id reservation of an approval that was killed before it wrote anything (the id is free again)"
+    kind = "an id reservation of an approval that was killed before it wrote anything (the id is free again)"
     notes: list[Note] = []
     try:
         with file_lock(records / ".records.lock"):
@@ -440,15 +440,15 @@ def _reservations(records: Path, clean: bool) -> list[Note]:
 
 def _clean(path: Path, kind: str, clean: bool) -> list[Note]:
     if not clean:
-        return [Note(f"{path}: (leftover): a {kind}; removed by the next command", path=path)]
+        return [Note(f"{path}: (leftover): {kind}; removed by the next command", path=path)]
     try:
         path.unlink()
     except FileNotFoundError:
         return []
     except OSError as exc:
-        why = f"{path}: (leftover): a {kind}; cannot remove it ({exc.strerror})"
+        why = f"{path}: (leftover): {kind}; cannot remove it ({exc.strerror})"
         return [Note(why, problem=True, path=path)]
-    return [Note(f"removed {path}: a {kind}", path=path)]
+    return [Note(f"removed {path}: {kind}", path=path)]
 
 
 def leftovers(data_dir: Path, *, clean: bool = True) -> list[Note]:
@@ -470,7 +470,7 @@ def leftovers(data_dir: Path, *, clean: bool = True) -> list[Note]:
             continue
         for name in sorted(names):
             if name.startswith(".") and name.endswith(".tmp"):
-                kind = "temp file of a write that was killed (the file it was for is whole)"
+                kind = "a temp file of a write that was killed (the file it was for is whole)"
                 path = folder / name
                 if _is_dead(path, now, SETTLE_SECONDS):
                     notes += _clean(path, kind, clean)
