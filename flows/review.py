@@ -248,7 +248,7 @@ class Reviews:
             raise ReviewError("--reviewer must name who approves")
         edits = check_edits(edits or {})
         with self._deciding(draft_id) as draft_id:
-            if self._finished_by_recovery(draft_id, "approved", reviewer) and not edits:
+            if self._finished_by_recovery(draft_id, "approved", reviewer):
                 done = self.queue.get(draft_id)
                 record_id = next((h.record_id for h in reversed(done.history) if h.record_id), None)
                 if done.status == "approved" and record_id:
