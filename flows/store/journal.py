@@ -246,10 +246,10 @@ def intent(
     finally:
         Path(tmp).unlink(missing_ok=True)
     try:
-        fsync_dir(folder)
-        faults.after("intent")
         done: list[dict[str, Any]] = []
         try:
+            fsync_dir(folder)  # the intent is on disk before any step is
+            faults.after("intent")
             for step, plan in zip(steps, planned, strict=True):
                 faults.before(step.name, step.path)
                 _run(data_dir, plan)
