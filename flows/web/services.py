@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from flows.review import Reviews
 from flows.settings import Settings
-from flows.store.damaged import load
+from flows.store.damaged import load, summary_line
 from schema.document import Document
 from schema.draft import DRAFT_ID_PATTERN, Draft
 from schema.errors import ArchiveError, InputError
@@ -229,6 +229,11 @@ class Services:
         self._summaries.all()
         base = self.settings.data_dir
         return [p.relative_to(base) if p.is_relative_to(base) else p for p in self._summaries.unreadable]
+
+    def unreadable_line(self) -> str:
+        """`1 draft cannot be read: records/queue/d-....json ...` for the queue page, or ""."""
+        bad = self.unreadable_drafts()
+        return summary_line(bad, "draft") if bad else ""
 
     def draft(self, draft_id: str) -> Draft:
         return self.reviews.queue.get(valid_draft_id(draft_id))
