@@ -14,7 +14,6 @@ from flows.review import REJECT_CODES, Reviews
 from flows.store import journal
 from flows.store.atomic import dumps_model
 from flows.store.damaged import summary_line
-from flows.store.queue import QueueStore
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
@@ -49,9 +48,7 @@ def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: D
     """List drafts, newest decisions last."""
     if status not in (None, "pending", "approved", "rejected"):
         raise typer.BadParameter("must be pending, approved or rejected", param_hint="--status")
-    _reviews(data_dir)  # interrupted decisions finished first
-    queue = QueueStore(make_settings(data_dir).queue_dir)
-    drafts, damaged = queue.scan(status)  # type: ignore[arg-type]
+    drafts, damaged = _reviews(data_dir).queue.scan(status)  # type: ignore[arg-type]
     if damaged:
         print(summary_line(damaged, "draft"), file=sys.stderr)
     if as_json:
