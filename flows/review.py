@@ -163,7 +163,7 @@ class Reviews:
         full = self.queue.resolve(draft_id)
         with _locked(str(self.queue.lock_path(full))), self.queue.lock_for(full):
             if journal.pending(self.settings.data_dir):  # usually other reviewers' live intents
-                self.notes += journal.recover(self.settings.data_dir, tidy=False)
+                self.notes += journal.recover(self.settings.data_dir, tidy=False, wait_for=full)
             yield full
 
     def _finished_by_recovery(self, draft_id: str, action: str, reviewer: str) -> bool:
