@@ -68,7 +68,7 @@ class Outcome(BaseModel):
             why = f": {self.reason}" if self.reason else ""
             return f"{self.status}  {self.source}{why}"
         extra = f"  (was {self.previous})" if self.previous else ""
-        if self.reason:  # a doubtful draft: queued in the doubtful lane, with the gate's first reason
+        if self.reason and self.status in ("drafted", "changed"):  # doubtful: the gate's first reason
             extra += f"  ({self.reason})"
         return f"{self.status}  {self.draft_id}  {self.source}{extra}"
 
