@@ -91,6 +91,23 @@ def collect(shared: Path, pages: Path, negatives: Path) -> list[Page]:
     return out
 
 
+def own_pages() -> list[Page]:
+    """Our own fixtures: postmortems and look-alikes we wrote (tests/data/postmortems), and the
+    triage pair (tests/data/triage: a doubtful drill, a generic product post)."""
+    out = []
+    data = ROOT / "tests" / "data"
+    for page in sorted((data / "postmortems").glob("*.html")) + sorted((data / "triage").glob("*.html")):
+        kind = "generic" if page.stem.startswith("generic") else "postmortem"
+        if page.stem.startswith(("not-", "doubtful")):
+            kind = "look-alike"
+        out.append(judge(kind, "own", f"own:{page.stem}", page, f"https://example.org/{page.stem}/"))
+    return out
+
+
+def _sizes(pages: list[Page]) -> dict[str, int]:
+    return {k: sum(p.kind == k for p in pages) for k in ("postmortem", "look-alike", "generic")}
+
+
 def pick(pages: list[Page]) -> float:
     """The cut-off the rule picks on these pages (see the module's doc)."""
     pms = [p for p in pages if p.kind == "postmortem"]
@@ -158,7 +175,7 @@ def main() -> int:
     pm_dir = Path(a.pages) if a.pages else render_pages(shared, "postmortems")
     neg_dir = Path(a.negatives) if a.negatives else render_pages(shared, "negatives")
     pages = collect(shared, pm_dir, neg_dir)
-    n = {k: sum(p.kind == k for p in pages) for k in ("postmortem", "look-alike", "generic")}
+    n = _sizes(pages)
 
     print("cut-off: postmortems skipped | look-alikes doubtful, skipped, said yes | generic skipped")
     for cut in GRID:
@@ -175,8 +192,13 @@ def main() -> int:
     print(row("out-of-fold", counts(pages, oof), n))
     print(f"{'':>22}  cut-off picked per fold: {min(picked):.2f} .. {max(picked):.2f} ({len(picked)} folds)")
     print(row(f"shipped ({SKIP_BELOW:.2f})", counts(pages, {p.name: SKIP_BELOW for p in pages}), n))
+    own = own_pages()
+    print(
+        row(f"own fixtures ({SKIP_BELOW:.2f})", counts(own, {p.name: SKIP_BELOW for p in own}), _sizes(own))
+    )
+    print(f"{'':>22}  (tests/data: postmortems and not-*.html look-alikes we wrote; in-sample by definition)")
     if a.docs:
-        for p in pages:
+        for p in pages + own:
             if p.kind != "generic" or p.verdict or p.score >= SKIP_BELOW:
                 state = "yes" if p.verdict else "skipped" if skipped(p, SKIP_BELOW) else "doubtful"
                 print(f"{p.kind:10} {state:8} {p.score:.3f}  {p.name}  {p.reason[:90]}")

@@ -41,19 +41,22 @@ def doubtful_note(verdict: bool, reasons: Iterable[str]) -> str | None:
     return f"{DOUBTFUL}: {first}"
 
 
-def alternatives_text(draft: Draft) -> str:
-    """The drafter's runners-up (`draft.alternatives`), field by field, best first, each with its
-    score and first quote; empty when the draft has none."""
-    if not draft.alternatives:
-        return ""
-    lines = ["", "alternatives (runners-up, best first)"]
+def triage_text(draft: Draft) -> str:
+    """What `review show` adds to a draft's explanation: its lane when doubtful, then the
+    drafter's runners-up (`draft.alternatives`), field by field, best first, each with its score
+    and first quote."""
+    lines = []
+    if lane_of(draft) == DOUBTFUL:
+        lines += ["", "lane: doubtful (the gate says no, but was not sure enough to skip it)"]
+    if draft.alternatives:
+        lines += ["", "alternatives (runners-up, best first)"]
     for name, alternatives in draft.alternatives.items():
         lines.append(name)
         for alt in alternatives:
             quote = alt.evidence[0].quote.replace("\n", " ") if alt.evidence else ""
             shown = f'  < "{textwrap.shorten(quote, 100, placeholder=" …")}"' if quote else ""
             lines.append(f"    {alt.term}  {alt.score:.2f}{shown}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from flows.cli.common import DataDir, JsonFlag, make_settings
 from flows.review import REJECT_CODES, Reviews
 from flows.store.atomic import dumps_model
 from flows.store.queue import QueueStore
-from flows.triage import DOUBTFUL, LANES, alternatives_text, lane_of, skipped_pages, unskip
+from flows.triage import DOUBTFUL, LANES, lane_of, skipped_pages, triage_text, unskip
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
@@ -80,7 +80,7 @@ def show(draft_id: str, as_json: JsonFlag = False, data_dir: DataDir = None) -> 
         return
     from extractors.draft import explain_draft
 
-    print(explain_draft(draft) + alternatives_text(draft), end="")
+    print(explain_draft(draft) + triage_text(draft), end="")
 
 
 def _read_edits(path: Path) -> dict:

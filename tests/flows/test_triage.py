@@ -112,6 +112,7 @@ def test_review_show_lists_the_alternatives(capsys: pytest.CaptureFixture[str], 
     )
     shown = run(capsys, "review", "show", draft.draft_id)
     assert shown.code == 0, shown.err
+    assert "\nlane: doubtful (the gate says no" in shown.out
     block = shown.out.split("alternatives (runners-up, best first)\n", 1)[1]
     assert block.startswith('root_cause\n    config-change  0.41  < "The automatic promotion')
     assert "\n    software-bug  0.12\n" in block
