@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from extractors.gate import no_article_reason
 from flows.clock import utc_now
 from flows.settings import Settings
 from flows.store.audit import AuditLog
@@ -68,6 +69,11 @@ class Skipped:
     snapshot: str | None
     draft_id: str
 
+    @property
+    def draftable(self) -> bool:
+        """False for a page that is no article at all (a listing, a few words): nothing to review."""
+        return bool(self.snapshot) and not no_article_reason([self.reason])
+
     def as_dict(self) -> dict[str, str | None]:
         return {"url": self.url, "reason": self.reason, "snapshot": self.snapshot, "draft_id": self.draft_id}
 
@@ -118,6 +124,8 @@ def _skipped_entry(ledger: Ledger, url: str) -> Entry:
         raise InputError(f"{url} is not a skipped page (`incidents review skipped` lists them)")
     if not entry.snapshot:
         raise InputError(f"{url} was skipped without a snapshot: ingest it again with --no-gate")
+    if no_article_reason([_plain(entry.skipped)]):
+        raise InputError(f"{url} is no article at all ({_plain(entry.skipped)}): there is nothing to review")
     return entry
 
 

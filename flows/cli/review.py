@@ -207,9 +207,9 @@ def unskip_pages(
     if bool(urls) == every:
         raise typer.BadParameter("give the skipped pages' URLs, or --all", param_hint="URLS")
     settings = make_settings(data_dir)
-    wanted = [p.url for p in skipped_pages(settings)] if every else list(urls or [])
+    wanted = [p.url for p in skipped_pages(settings) if p.draftable] if every else list(urls or [])
     if every and not wanted:
-        print("no skipped pages")
+        print("no skipped pages to draft")
         return
     for draft in unskip(settings, wanted, reviewer=reviewer):
         url = draft.source.canonical_url or draft.source.url

@@ -49,7 +49,7 @@ async def draft_skipped(request: Request) -> Response:
     settings = request.app.state.settings
     wanted = [str(u) for u in form.getlist("url")]
     if form.get("all"):
-        wanted = [p.url for p in skipped_pages(settings)]
+        wanted = [p.url for p in skipped_pages(settings) if p.draftable]
     if not wanted:
         raise ReviewError("no skipped page chosen: tick one or use “Draft all”")
     drafts = await run_in_threadpool(unskip, settings, wanted, reviewer=reviewer_of(request))

@@ -11,6 +11,7 @@ import pytest
 from extractors import draft_page
 from extractors.gate import SKIP_BELOW
 from flows.settings import Settings
+from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore
 from schema.draft import Alternative, Evidence
 from tests.cli import run
@@ -93,7 +94,22 @@ def test_unskip_refuses_what_is_not_skipped_in_one_line(
     assert "Traceback" not in bad.err
     both = run(capsys, "review", "unskip", "https://example.org/x/", "--all", "--reviewer", "alice")
     assert both.code == 2
-    assert run(capsys, "review", "unskip", "--all", "--reviewer", "alice").out.strip() == "no skipped pages"
+    assert (
+        run(capsys, "review", "unskip", "--all", "--reviewer", "alice").out.strip()
+        == "no skipped pages to draft"
+    )
+    # A page that is no article at all is listed, never drafted: there is nothing to review.
+    ledger = Ledger(Settings(data_dir=data_dir).raw_dir / "ledger.sqlite")
+    why = "not a postmortem: no article: 12 words (fewer than 30, no incident wording)"
+    ledger.put(Entry("https://example.org/stub/", "sha256:00", "d-0000000000000000", "urn:x", skipped=why))
+    ledger.close()
+    assert "https://example.org/stub/  no article: 12 words" in run(capsys, "review", "skipped").out
+    stub = run(capsys, "review", "unskip", "https://example.org/stub/", "--reviewer", "alice")
+    assert stub.code != 0 and "is no article at all" in stub.err and stub.err.count("\n") == 1
+    assert (
+        run(capsys, "review", "unskip", "--all", "--reviewer", "alice").out.strip()
+        == "no skipped pages to draft"
+    )
 
 
 def test_review_show_lists_the_alternatives(capsys: pytest.CaptureFixture[str], data_dir: Path) -> None:
