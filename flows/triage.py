@@ -130,26 +130,22 @@ def _skipped_entry(ledger: Ledger, url: str) -> Entry:
 
 
 def _unskip_one(settings: Settings, ledger: Ledger, entry: Entry, reviewer: str) -> Draft:
+    from extractors import draft_page  # as the ingest stage drafts (flows/drafting.py), from the snapshot
     from flows.archive import Archive
-    from flows.drafting import DraftTask, draft_payload
-    from flows.jobs import Job
 
     assert entry.snapshot  # _skipped_entry checked it
     with Archive(settings) as archive:
         capture = archive.get(entry.snapshot)
         data = archive.read_payload(entry.snapshot)
     now = utc_now()
-    task = DraftTask(
-        Job(source=capture.url, kind="url"),
+    draft = draft_page(
         data,
-        capture.url,
-        entry.url,
-        capture.content_type or capture.mime,
-        entry.snapshot,
-        entry.digest,
-        now,
-    )
-    draft = draft_payload(task)
+        url=capture.url,
+        content_type=capture.content_type or capture.mime,
+        now=now,
+        snapshot=entry.snapshot,
+        digest=entry.digest,
+    ).draft
     why = _plain(entry.skipped or "")
     reason = f"drafted from the skipped pages ({why})"
     step = HistoryEntry(at=now, by=reviewer, action="drafted", reason=reason)

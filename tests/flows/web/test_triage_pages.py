@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from flows.settings import Settings
-from flows.store.ledger import Ledger
+from flows.store.ledger import Entry, Ledger
 from flows.web.app import create_app
 from tests.flows.web.triage_data import Triage, build_triage
 
@@ -105,3 +105,14 @@ def test_draft_page_offers_the_alternatives_as_one_click_choices(client: TestCli
     note = plain.split('class="gate-note"')[1].split("</p>")[0]
     assert "not a postmortem: look-alike (drill or game day)" in note
     assert client.get("/static/alternatives.js").status_code == 200
+
+
+def test_a_skipped_page_with_no_article_is_listed_but_not_offered(client: TestClient, data_dir: Path) -> None:
+    ledger = Ledger(data_dir / "raw" / "ledger.sqlite")
+    why = "not a postmortem: no article: 12 words (fewer than 30, no incident wording)"
+    ledger.put(Entry("https://example.org/stub/", "sha256:00", "d-0000000000000000", "urn:x", skipped=why))
+    ledger.close()
+    html = client.get("/skipped").text
+    row = html.split("https://example.org/stub/")[1].split("</tr>")[0]
+    assert "no article: 12 words" in row and "nothing to review" in row and "data-unskip" not in row
+    assert "Draft all (1)" in html  # the other skipped page only
