@@ -224,7 +224,8 @@ def main() -> int:
             continue
         draft = draft_page(page, label["url"], timings)
         verdict = draft["postmortem"]
-        points.append((org, is_pm, verdict["score"]))
+        # a look-alike rule's "no" may score its narrative above 0.5: below any cut-off, as a "no"
+        points.append((org, is_pm, verdict["score"] if verdict["verdict"] else min(verdict["score"], 0.49)))
         doc: dict = {"slug": slug, "group": "in" if org in tuned else "out"}
         if is_pm:
             score_postmortem(sc, draft, label, page, group, doc)

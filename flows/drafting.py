@@ -38,12 +38,12 @@ class Drafted:
     verdict: bool
     reasons: tuple[str, ...]
     text: str
+    skip: bool = False  # the gate's confident negative: not queued (verdict false, skip false: doubtful)
 
     @classmethod
     def of(cls, draft: Draft) -> Drafted:
-        return cls(
-            draft.draft_id, draft.postmortem.verdict, tuple(draft.postmortem.reasons), draft_text(draft)
-        )
+        gate = draft.postmortem
+        return cls(draft.draft_id, gate.verdict, tuple(gate.reasons), draft_text(draft), gate.skip)
 
     def draft(self) -> Draft:
         return Draft.model_validate_json(self.text)

@@ -68,6 +68,8 @@ class Outcome(BaseModel):
             why = f": {self.reason}" if self.reason else ""
             return f"{self.status}  {self.source}{why}"
         extra = f"  (was {self.previous})" if self.previous else ""
+        if self.reason and self.status in ("drafted", "changed"):  # doubtful: the gate's first reason
+            extra += f"  ({self.reason})"
         return f"{self.status}  {self.draft_id}  {self.source}{extra}"
 
 

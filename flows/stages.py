@@ -18,6 +18,7 @@ from flows.settings import Settings
 from flows.store.audit import field_diff
 from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore
+from flows.triage import doubtful_note
 from schema.errors import IngestError, InputError
 
 if TYPE_CHECKING:
@@ -213,7 +214,7 @@ class Ingestor:
 
     def finish(self, task: DraftTask, drafted: Drafted) -> Outcome:
         draft_id = drafted.draft_id
-        if not drafted.verdict and (self.gate or gate_says_no_article(drafted.reasons)):
+        if drafted.skip and (self.gate or gate_says_no_article(drafted.reasons)):
             why = "not a postmortem: " + ("; ".join(drafted.reasons[:3]) or "the drafter's verdict")
             self.ledger.put(Entry(task.canonical_url, task.digest, draft_id, task.snapshot, skipped=why))
             return Outcome(
@@ -249,6 +250,7 @@ class Ingestor:
         return Outcome(
             source=task.job.source,
             status=status,
+            reason=doubtful_note(drafted.verdict, drafted.reasons),
             draft_id=draft_id,
             snapshot=task.snapshot,
             url=task.url,

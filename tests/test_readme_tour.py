@@ -74,8 +74,8 @@ def test_the_first_command_and_the_tour_run_verbatim(fresh: tuple[Path, dict[str
     out = done.stdout
     pm, lookalike = "d-9e3de32a9f4d2314", "d-1a13680cc5631b2a"
     assert f"duplicate  {pm}  examples/postmortem.html" in out
-    assert "skipped  examples/game-day.html: not a postmortem: look-alike (drill or game day)" in out
-    assert f"drafted  {lookalike}  examples/game-day.html" in out
+    assert f"drafted  {lookalike}  examples/game-day.html  (doubtful: look-alike (drill or game day)" in out
+    assert f"{lookalike}  pending   doubtful  " in out
     assert "approved d-9e3d as IL-0001" in out and f"rejected {lookalike}" in out
     record = (folder / "records" / "IL-0001.json").read_text()
     assert '"root_cause": "expired-certificate"' in record and record in out

@@ -14,6 +14,7 @@ from flows.review import REJECT_CODES, Reviews
 from flows.store import journal
 from flows.store.atomic import dumps_model
 from flows.store.damaged import summary_line
+from flows.triage import DOUBTFUL, LANES, lane_of, skipped_pages, triage_text, unskip
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
@@ -23,6 +24,10 @@ StatusOpt = Annotated[
     str | None, typer.Option("--status", help="pending, approved or rejected (default: all).")
 ]
 Reviewer = Annotated[str, typer.Option("--reviewer", help="Who takes the decision (name or handle).")]
+LaneOpt = Annotated[
+    str | None,
+    typer.Option("--lane", help='doubtful (the gate said "not a postmortem" but queued it) or postmortem.'),
+]
 
 
 def _reviews(data_dir: Path | None) -> Reviews:
@@ -40,17 +45,23 @@ def _first(text: dict[str, str]) -> str:
 def _summary_line(draft: Draft) -> str:
     title = _first(draft.record.title) or "(no title)"
     org = draft.record.org or "?"
-    return f"{draft.draft_id}  {draft.status:<8}  {org} · {title[:80]}  <{draft.source.url}>"
+    lane = lane_of(draft) if lane_of(draft) == DOUBTFUL else ""
+    return f"{draft.draft_id}  {draft.status:<8}  {lane:<8}  {org} · {title[:80]}  <{draft.source.url}>"
 
 
 @app.command("list")
-def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
-    """List drafts, newest decisions last."""
+def list_drafts(
+    status: StatusOpt = None, lane: LaneOpt = None, as_json: JsonFlag = False, data_dir: DataDir = None
+) -> None:
+    """List drafts, newest decisions last; the gate's doubtful drafts say `doubtful`."""
     if status not in (None, "pending", "approved", "rejected"):
         raise typer.BadParameter("must be pending, approved or rejected", param_hint="--status")
+    if lane not in (None, *LANES):
+        raise typer.BadParameter("must be " + " or ".join(LANES), param_hint="--lane")
     drafts, damaged = _reviews(data_dir).queue.scan(status)  # type: ignore[arg-type]
     if damaged:
         print(summary_line(damaged, "draft"), file=sys.stderr)
+    drafts = [d for d in drafts if lane is None or lane_of(d) == lane]
     if as_json:
         rows = [
             {
@@ -60,6 +71,7 @@ def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: D
                 "title": d.record.title,
                 "url": d.source.url,
                 "version": d.version,
+                "lane": lane_of(d),
             }
             for d in drafts
         ]
@@ -68,7 +80,7 @@ def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: D
     for draft in drafts:
         print(_summary_line(draft))
     if not drafts:
-        print(f"no {status or ''} drafts".replace("  ", " "))
+        print(f"no {status or ''} {lane or ''} drafts".replace("   ", " ").replace("  ", " "))
 
 
 @app.command("show")
@@ -80,7 +92,7 @@ def show(draft_id: str, as_json: JsonFlag = False, data_dir: DataDir = None) -> 
         return
     from extractors.draft import explain_draft
 
-    print(explain_draft(draft))
+    print(explain_draft(draft) + triage_text(draft), end="")
 
 
 def _read_edits(path: Path) -> dict:
@@ -186,3 +198,38 @@ def serve(
         print(f"note: {note}", file=sys.stderr)
     print(f"serving {settings.data_dir} at http://{host}:{port}/ (Ctrl-C stops)")
     run(settings, host, port)
+
+
+@app.command("skipped")
+def skipped(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
+    """Pages the postmortem gate skipped (a confident "not a postmortem"), each with why."""
+    pages = skipped_pages(make_settings(data_dir))
+    if as_json:
+        print(json.dumps([p.as_dict() for p in pages], ensure_ascii=False, indent=2))
+        return
+    for page in pages:
+        print(f"{page.url}  {page.reason}")
+    if not pages:
+        print("no skipped pages")
+
+
+@app.command("unskip")
+def unskip_pages(
+    reviewer: Reviewer,
+    urls: Annotated[
+        list[str] | None, typer.Argument(help="Skipped pages' URLs (as `review skipped` lists them).")
+    ] = None,
+    every: Annotated[bool, typer.Option("--all", help="Draft every skipped page.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Draft skipped pages from their archived snapshots and queue them (in the doubtful lane)."""
+    if bool(urls) == every:
+        raise typer.BadParameter("give the skipped pages' URLs, or --all", param_hint="URLS")
+    settings = make_settings(data_dir)
+    wanted = [p.url for p in skipped_pages(settings) if p.draftable] if every else list(urls or [])
+    if every and not wanted:
+        print("no skipped pages to draft")
+        return
+    for draft in unskip(settings, wanted, reviewer=reviewer):
+        url = draft.source.canonical_url or draft.source.url
+        print(f"drafted  {draft.draft_id}  {url}  ({lane_of(draft)})")

@@ -26,7 +26,7 @@ HERE = Path(__file__).parent
 def create_app(settings: Settings, *, review: bool = True) -> FastAPI:
     """The web app over `settings.data_dir`; `review=False` leaves out the queue and decisions
     (records pages and API only)."""
-    from flows.web import api, pages
+    from flows.web import api, pages, triage
 
     app = FastAPI(
         title="incident-ingest review",
@@ -51,6 +51,7 @@ def create_app(settings: Settings, *, review: bool = True) -> FastAPI:
     app.include_router(library_router(settings))
     if review:
         app.include_router(pages.review)
+        app.include_router(triage.router)  # the skipped pages (the gate's triage)
         app.include_router(api.review)
 
     @app.exception_handler(IngestError)

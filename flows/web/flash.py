@@ -31,11 +31,13 @@ MESSAGES: dict[str, str] = {
     "rejected": "Rejected {draft}.",
     "saved": "Saved your edits to {draft} (version {version}); it is still pending.",
     "reopened": "Reopened {draft}: it is back in the queue.",
-    "bulk-rejected": "Rejected {n} selected drafts.",
-    "bulk-rejected-some": "Rejected {n} selected drafts; {failed} were not pending any more.",
-    "bulk-undone": "Undid the bulk rejection: reopened {n} drafts.",
-    "bulk-undone-some": "Undid the bulk rejection: reopened {n} drafts; {failed} had changed since.",
+    "bulk-rejected": "Rejected {n} selected {drafts}.",
+    "bulk-rejected-some": "Rejected {n} selected {drafts}; {failed} were not pending any more.",
+    "bulk-undone": "Undid the bulk rejection: reopened {n} {drafts}.",
+    "bulk-undone-some": "Undid the bulk rejection: reopened {n} {drafts}; {failed} had changed since.",
     "named": "Decisions from this browser are now taken in your name.",
+    "unskipped-draft": "Drafted {draft} from the skipped pages (doubtful lane).",
+    "unskipped": "Drafted {n} skipped {pages} into the doubtful lane.",
 }
 
 
@@ -68,6 +70,9 @@ def flash_of(params: QueryParams) -> Flash | None:
             if not pattern.fullmatch(value):
                 return None
             values[name] = value
+    if "n" in values:  # "1 draft", "2 drafts"
+        plural = "" if values["n"] == "1" else "s"
+        values |= {"drafts": "draft" + plural, "pages": "page" + plural}
     try:
         text = template.format(**values)
     except KeyError:

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from flows.related import rank_related
 from flows.review import REJECT_CODES, Conflict
+from flows.triage import LANES
 from flows.web.flash import Stash, flash_of, flash_url
 from flows.web.forms import edits_between, from_form, items_text, languages_of, local_language
 from flows.web.security import (
@@ -185,6 +186,7 @@ def queue_filter(request: Request) -> QueueFilter:
         low=p.get("low", "") in ("1", "on", "true"),
         q=p.get("q", ""),
         sort=sort if sort in ("age", "-age", "score", "-score", "confidence") else "age",
+        lane=p.get("lane", "") if p.get("lane", "") in LANES else "",
     )
 
 
@@ -311,6 +313,7 @@ def _position(request: Request, draft_id: str) -> tuple[str | None, str | None, 
         low=bool(saved.get("low")),
         q=saved.get("q", [""])[0],
         sort=saved.get("sort", ["age"])[0],
+        lane=saved.get("lane", [""])[0],
     )
     ids = [r.draft_id for r in wanted.apply(services(request).summaries())]
     if draft_id not in ids:

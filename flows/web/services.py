@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from flows.review import Reviews
 from flows.settings import Settings
+from flows.triage import lane_of
 from schema.document import Document
 from schema.draft import DRAFT_ID_PATTERN, Draft
 from schema.errors import ArchiveError, InputError
@@ -64,6 +65,8 @@ class Summary:
     fields: int
     drafted_at: str
     drafter: str | None
+    lane: str = "postmortem"  # or "doubtful": the gate's "no", queued (flows/triage.py)
+    gate_reason: str = ""
 
     @property
     def low(self) -> bool:
@@ -96,6 +99,7 @@ class Summary:
             "fields_with_evidence": self.with_evidence,
             "fields": self.fields,
             "drafted_at": self.drafted_at,
+            "lane": self.lane,
         }
 
 
@@ -118,6 +122,8 @@ def summarize(draft: Draft) -> Summary:
         fields=len({k.split(".")[0] for k in (*draft.confidence, *draft.evidence)}),
         drafted_at=draft.history[0].at if draft.history else "",
         drafter=draft.source.drafter,
+        lane=lane_of(draft),
+        gate_reason=next(iter(draft.postmortem.reasons), ""),
     )
 
 

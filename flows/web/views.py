@@ -36,6 +36,7 @@ class QueueFilter:
     low: bool = False
     q: str = ""
     sort: str = "age"
+    lane: str = ""  # "doubtful" or "postmortem" (flows/triage.py); "" for both
 
     def apply(self, rows: list[Summary]) -> list[Summary]:
         q = self.q.casefold().strip()
@@ -47,6 +48,7 @@ class QueueFilter:
             and (not self.lang or r.language == self.lang)
             and (not self.host or r.host == self.host)
             and (not self.low or r.low)
+            and (not self.lane or r.lane == self.lane)
             and (not q or q in f"{r.title} {r.org or ''} {r.host} {r.draft_id}".casefold())
         ]
         keys = {

@@ -49,7 +49,9 @@ def test_postmortems_are_kept(name: str) -> None:
 @pytest.mark.parametrize("name", NOT_POSTMORTEMS)
 def test_non_postmortems_are_rejected(name: str) -> None:
     verdict = drafted(name)[1].postmortem
-    assert verdict.verdict is False and verdict.score < 0.5 and verdict.reasons
+    assert verdict.verdict is False and verdict.reasons
+    # A look-alike rule says "no" whatever the narrative score (how much of one incident it tells)
+    assert verdict.score < 0.5 or verdict.reasons[0].startswith("look-alike")
 
 
 def test_english_timeline_rolls_over_midnight() -> None:
