@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from extractors.draft.linear import FieldWeights, score
+from extractors.draft.linear import TERM_PREFIX, FieldWeights, score
 
 # Section roles grouped into the few position features (linear.FEATURES "in_*").
 ROLE_GROUPS: dict[str, str] = {
@@ -87,6 +87,7 @@ def build(
             f["negated"] = round(math.log1p(negated[term]), 6)
         if inherited.get(term):
             f["inherited"] = 1.0
+        f[TERM_PREFIX + term] = 1.0
         out.append(Candidate(term, v, f))
     return out
 

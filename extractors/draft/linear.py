@@ -44,6 +44,13 @@ FEATURES: tuple[str, ...] = (
     "negated",  # log(1 + mentions dropped as negated or hypothetical: "no data was lost")
     "inherited",  # domain only: implied by a drafted component or the root cause
 )
+TERM_PREFIX = "term:"  # plus a vocabulary term: 1 for that term's candidate (how often it applies)
+
+
+def known_feature(name: str) -> bool:
+    return name in FEATURES or (name.startswith(TERM_PREFIX) and len(name) > len(TERM_PREFIX))
+
+
 FIELDS: tuple[str, ...] = ("root_cause", "contributing", "symptoms", "components", "domain")
 SHIPPED = Path(__file__).with_name("data") / "weights.json"
 
@@ -61,7 +68,7 @@ class FieldWeights(BaseModel):
     @field_validator("weights")
     @classmethod
     def _known(cls, value: dict[str, float]) -> dict[str, float]:
-        unknown = sorted(set(value) - set(FEATURES))
+        unknown = sorted(n for n in value if not known_feature(n))
         if unknown:
             raise ValueError(f"unknown feature(s) {', '.join(unknown)}; known: {', '.join(FEATURES)}")
         return value
@@ -122,6 +129,19 @@ def shipped() -> Weights:
     return load(SHIPPED)
 
 
+@cache
+def hand() -> Weights:
+    """The rules' own decisions as weights (a candidate the hand-set cut-offs keep scores 0.95,
+    others 0.05 and less): what the candidates' features are drawn with for fitting, so a fit
+    does not depend on the weights it replaces."""
+    model = FieldWeights(bias=-3.0, weights={"rule_kept": 6.0, "relative": 0.5})
+    return Weights(
+        version="hand-0",
+        trained_on="the rules' own cut-offs",
+        fields=FieldSet(root_cause=model, contributing=model, symptoms=model, components=model, domain=model),
+    )
+
+
 def dump(weights: Weights) -> str:
     return json.dumps(weights.model_dump(mode="json"), indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
@@ -138,7 +158,11 @@ def fit(
     penalised), by Newton's method. Deterministic: fixed order, fixed iteration count."""
     names = list(names)
     d = len(names) + 1  # index 0 is the bias
-    rows = [([1.0] + [float(f.get(n, 0.0)) for n in names], y, sw) for f, y, sw in examples]
+    # Sparse rows: (index, value) of the non-zero features, the bias first.
+    rows = []
+    for f, y, sw in examples:
+        x = [(0, 1.0)] + [(i + 1, float(f[n])) for i, n in enumerate(names) if f.get(n)]
+        rows.append((x, y, sw))
     beta = [0.0] * d
     if not rows:
         return 0.0, dict.fromkeys(names, 0.0)
@@ -146,17 +170,15 @@ def fit(
         grad = [l2 * b if i else 0.0 for i, b in enumerate(beta)]
         hess = [[(l2 if i == j and i else 0.0) for j in range(d)] for i in range(d)]
         for x, y, sw in rows:
-            p = logistic(sum(a * b for a, b in zip(x, beta, strict=True)))
+            p = logistic(sum(v * beta[i] for i, v in x))
             g = sw * (p - y)
             h = sw * max(p * (1 - p), 1e-9)
-            for i in range(d):
-                if x[i]:
-                    grad[i] += g * x[i]
-                    hx = h * x[i]
-                    row = hess[i]
-                    for j in range(d):
-                        if x[j]:
-                            row[j] += hx * x[j]
+            for i, vi in x:
+                grad[i] += g * vi
+                row = hess[i]
+                hv = h * vi
+                for j, vj in x:
+                    row[j] += hv * vj
         step = _solve(hess, grad)
         beta = [b - s for b, s in zip(beta, step, strict=True)]
         if max(abs(s) for s in step) < 1e-7:
