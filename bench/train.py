@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from extractors import extract_document  # noqa: E402
 from extractors.draft import DraftOptions, candidates_of  # noqa: E402
 from extractors.draft.linear import FIELDS, SHIPPED, dump, hand  # noqa: E402
-from extractors.draft.training import Labelled, Tally, from_label, train  # noqa: E402
+from extractors.draft.training import TRAINING_SET, Labelled, Tally, dump_set, from_label, train  # noqa: E402
 
 OWN = ROOT / "bench" / "data" / "own_labels"
 
@@ -112,11 +112,12 @@ def main() -> int:
     print(f"pages {len(data)}, organisations {len(groups)}, seconds {took:.1f}, version {weights.version}")
     text = dump(weights)
     if a.check:
-        same = SHIPPED.read_text() == text
+        same = SHIPPED.read_text() == text and TRAINING_SET.read_text() == dump_set(data)
         print("weights file is " + ("up to date" if same else "stale: run python bench/train.py"))
         return 0 if same else 1
     SHIPPED.write_text(text)
-    print(f"wrote {SHIPPED.relative_to(ROOT)}")
+    TRAINING_SET.write_text(dump_set(data))
+    print(f"wrote {SHIPPED.relative_to(ROOT)} and {TRAINING_SET.relative_to(ROOT)}")
     return 0
 
 

@@ -16,8 +16,11 @@ with a fixed iteration bound.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from extractors.draft.candidates import Candidate
 from extractors.draft.linear import (
@@ -255,3 +258,102 @@ def train(pages: Sequence[Labelled], version: str, trained_on: str, k: int = 5, 
             **{"in_" + k_: v for k_, v in inside.figures(name).items()},
         }
     return Weights(version=version, trained_on=trained_on, fields=FieldSet(**models), folds=folds)
+
+
+def refit(pages: Sequence[Labelled], note: str, prefix: str = "learned") -> Weights:
+    """Weights chosen (L2, threshold on inner grouped folds) and fitted on `pages`; the version
+    names their content (`prefix`-<sha256 of the models>)."""
+    models = {name: choose(pages, name) for name in FIELDS}
+    fields = FieldSet(**models)
+    digest = hashlib.sha256(json.dumps(fields.model_dump(mode="json"), sort_keys=True).encode()).hexdigest()[
+        :10
+    ]
+    folds = {name: {"l2": models[name].l2, "threshold": models[name].threshold} for name in FIELDS}
+    return Weights(version=f"{prefix}-{digest}", trained_on=note, fields=fields, folds=folds)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One point of a learning curve: pages `first`..`last` (1-based, in the order given), each
+    scored with weights fitted on the base set and the pages before `first` only."""
+
+    first: int
+    last: int
+    root_cause: Tally
+    vocabulary: Tally
+    before: Tally  # root cause with the starting weights, for comparison
+    vocabulary_before: Tally
+
+
+def replay(base: Sequence[Labelled], pages: Sequence[Labelled], start: Weights, steps: int = 5) -> list[Step]:
+    """`pages` (approvals, oldest first) in `steps` groups; each group scored with weights refitted
+    on `base` and every earlier page (the first group: `start`), and beside with `start`."""
+    size = max(1, -(-len(pages) // max(1, steps)))
+    out = []
+    for first in range(0, len(pages), size):
+        group = pages[first : first + size]
+        seen = [*base, *pages[:first]]
+        weights = refit(seen, "replay") if first and seen else start
+        step = Step(first + 1, first + len(group), Tally(), Tally(), Tally(), Tally())
+        for page in group:
+            step.root_cause.add(page, "root_cause", weights.field("root_cause"))
+            step.before.add(page, "root_cause", start.field("root_cause"))
+            for name in VOCAB_FIELDS:
+                step.vocabulary.add(page, name, weights.field(name))
+                step.vocabulary_before.add(page, name, start.field(name))
+        out.append(step)
+    return out
+
+
+# --- the shipped training set: what bench/train.py fitted on, kept so `incidents learn` can refit
+# on it plus a data directory's approvals (features and gold terms only: no page text).
+
+TRAINING_SET = Path(__file__).with_name("data") / "training_set.json"
+
+
+def dump_set(pages: Sequence[Labelled]) -> str:
+    rows = [
+        {
+            "group": p.group,
+            "key": p.key,
+            "root_cause": sorted(p.root_cause) if p.root_cause is not None else None,
+            "must": {f: sorted(v) for f, v in sorted(p.must.items())},
+            "may": {f: sorted(v) for f, v in sorted(p.may.items())},
+            "candidates": {
+                f: [
+                    {"term": c.term, "rule_value": round(c.rule_value, 6), "features": c.features} for c in cs
+                ]
+                for f, cs in sorted(p.candidates.items())
+            },
+        }
+        for p in pages
+    ]
+    return json.dumps(rows, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def load_set(text: str) -> list[Labelled]:
+    out = []
+    for row in json.loads(text):
+        cands = {
+            f: [Candidate(c["term"], float(c["rule_value"]), dict(c["features"])) for c in cs]
+            for f, cs in row["candidates"].items()
+        }
+        rc = row["root_cause"]
+        out.append(
+            Labelled(
+                row["group"],
+                row["key"],
+                cands,
+                frozenset(rc) if rc is not None else None,
+                {f: frozenset(v) for f, v in row["must"].items()},
+                {f: frozenset(v) for f, v in row["may"].items()},
+            )
+        )
+    return out
+
+
+def shipped_set() -> list[Labelled]:
+    """The labelled pages the shipped weights were fitted on (empty when the file is missing)."""
+    if not TRAINING_SET.is_file():
+        return []
+    return load_set(TRAINING_SET.read_text(encoding="utf-8"))
