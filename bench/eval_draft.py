@@ -221,6 +221,31 @@ def fitted_table(sc: Any, shared: Path, pages: Path, negatives: Path) -> list[st
     for k in rows:
         (vi, ni), (vo, no) = fmt(*tallies["in"][k]), fmt(*tallies["oof"][k])
         out.append(f"{k:30} {vi:>9} {ni:>8}   {vo:>13} {no:>8}")
+    return out + learning_curve(shared, data)
+
+
+def learning_curve(shared: Path, data: list) -> list[str]:
+    """`incidents learn --evaluate` on the labelled pages replayed as approvals, oldest page
+    first (by the label's date): each group drafted with weights fitted on the pages before it
+    only (the first group: the rules' own cut-offs), beside the rules' figures."""
+    from extractors.draft.linear import hand
+    from extractors.draft.training import replay
+
+    dates = {}
+    for lf in (shared / "eval" / "labels").glob("*.json"):
+        label = json.loads(lf.read_text())
+        dates[label["slug"]] = label.get("date") or label.get("incident_date") or "9999"
+    ordered = sorted(data, key=lambda p: (dates.get(p.key, "9999"), p.key))
+    out = ["", "learning curve: labelled pages replayed as approvals (oldest first)"]
+    head = f"{'approvals':>11}  {'rc top-1':>14} {'(rules)':>14}  {'vocab P':>14} {'vocab R':>14}"
+    out.append(head + "   (rules P / R)")
+    for s in replay([], ordered, hand(), steps=5):
+        v, b = s.vocabulary, s.vocabulary_before
+        out.append(
+            f"{s.first:>5}-{s.last:<5}  {f'{s.root_cause.top1}/{s.root_cause.pages}':>14} "
+            f"{f'{s.before.top1}/{s.before.pages}':>14}  {f'{v.correct}/{v.kept}':>14} "
+            f"{f'{v.found}/{v.required}':>14}   {b.correct}/{b.kept} / {b.found}/{b.required}"
+        )
     return out
 
 
