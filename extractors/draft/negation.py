@@ -30,8 +30,14 @@ def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
 @cache
 def _cues() -> tuple[re.Pattern[str], re.Pattern[str], int, int, frozenset[str]]:
     n = settings()["negation"]
-    before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in n["before"]) + r")(?![\w'])")
+    before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in n["before"]) + r")(?![\w'])|n't")
     return before, _any_of(tuple(n["after"])), int(n["window"]), int(n["after_chars"]), frozenset(n["kinds"])
+
+
+@cache
+def _right_after() -> re.Pattern[str]:
+    words = settings()["negation"]["right_after"]
+    return re.compile(r"^\S{0,3}(?:" + "|".join(re.escape(w) for w in words) + ")")
 
 
 def applies_to(kind: str) -> bool:
@@ -39,8 +45,11 @@ def applies_to(kind: str) -> bool:
 
 
 def negated(text: str, start: int, end: int) -> bool:
-    """Whether the mention `text[start:end]` stands in a negated or hypothetical clause."""
+    """Whether the mention `text[start:end]` stands in a negated or hypothetical clause: the one
+    negation test of the drafter (vocabulary terms, the timeline's moments, the postmortem gate)."""
     before, after, *_ = _cues()
+    if _right_after().match(text[end : end + 12]):
+        return True
     return _clause_says(text, start, end, before, after, unable=True)
 
 
