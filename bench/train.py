@@ -1,6 +1,7 @@
 """Fit the drafter's candidate weights on labelled pages; write extractors/draft/data/weights.json.
 
 usage: python bench/train.py [--shared ../shared] [--pages DIR] [--folds 5] [--inner 3] [--check]
+                              [--approvals DATA_DIR]
 
 Labelled pages: every postmortem of ../shared/eval/labels (LABELS.md shape) and our own
 development-set labels of other corpus pages (bench/data/own_labels, the "split" ones). Each page
@@ -9,6 +10,8 @@ so the fit never depends on the weights it replaces). extractors/draft/training.
 logistic model per field (root cause, contributing, symptoms, components, domain): outer folds
 grouped by organisation give the out-of-fold figures written beside the weights, inner grouped
 folds choose the L2 strength and the keep threshold. Prints in-sample and out-of-fold figures.
+With --approvals DATA_DIR, a data directory's approved drafts (the review page as the labelling
+tool: the approved record, with the reviewer's edits, is the label) join the labelled pages.
 With --check, writes nothing and exits 1 when the file on disk differs from a fresh fit.
 """
 
@@ -67,6 +70,7 @@ def main() -> int:
     ap.add_argument("--folds", type=int, default=5, help="outer folds, grouped by organisation")
     ap.add_argument("--inner", type=int, default=3, help="inner folds choosing L2 and threshold")
     ap.add_argument("--check", action="store_true", help="compare with the file on disk; write nothing")
+    ap.add_argument("--approvals", help="also learn from this data directory's approvals")
     a = ap.parse_args()
     shared = Path(a.shared)
     if not (shared / "eval" / "labels").is_dir():
@@ -77,10 +81,18 @@ def main() -> int:
     pages = Path(a.pages) if a.pages else render_pages(shared, "postmortems")
     started = time.perf_counter()
     data = labelled_pages(shared, pages)
+    if a.approvals:
+        from flows.learn import decisions, labelled
+        from flows.settings import Settings
+
+        settings = Settings(data_dir=Path(a.approvals))
+        approved = [labelled(settings, d) for d in decisions(settings) if d.action == "approved"]
+        data += [p for p in approved if p is not None]
     groups = sorted({p.group for p in data})
     trained_on = (
         f"{len(data)} labelled postmortems of {len(groups)} organisations "
-        f"(../shared/eval/labels and bench/data/own_labels); folds grouped by organisation: "
+        f"(../shared/eval/labels, bench/data/own_labels{' and approvals' if a.approvals else ''}); "
+        f"folds grouped by organisation: "
         f"{a.folds} outer, {a.inner} inner"
     )
     weights = train(data, "pending", trained_on, a.folds, a.inner)
