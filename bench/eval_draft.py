@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.own_labels import score_own_labels, score_vocabulary  # noqa: E402
 from extractors import draft_page as draft_bytes  # noqa: E402
+from extractors.draft.linear import Weights  # noqa: E402
 
 # The issue's targets (out of sample); shown next to our scores.
 TARGETS = {
@@ -65,12 +66,14 @@ def org_of(slug: str) -> str:
     return slug.split("-")[0]
 
 
-def draft_page(page: Path, url: str, timings: list[float] | None = None) -> dict:
+def draft_page(
+    page: Path, url: str, timings: list[float] | None = None, weights: Weights | None = None
+) -> dict:
     data = page.read_bytes()
     if page.suffix == ".gz":
         data = gzip.decompress(data)
     started = time.perf_counter()
-    result = draft_bytes(data, url=url, content_type="text/html", now=NOW, digest="bench")
+    result = draft_bytes(data, url=url, content_type="text/html", now=NOW, digest="bench", weights=weights)
     if timings is not None:
         timings.append(time.perf_counter() - started)
     # Self-check the one hard guarantee: every quote is the exact slice it claims to be.
@@ -103,6 +106,11 @@ def score_postmortem(sc: Any, draft: dict, label: dict, page: Path, tally: Tally
     )
     put("severity", (rec.get("severity") or "unknown") == (label.get("severity") or "unknown"))
     score_vocabulary(sc, rec, label, tally, doc)
+    rc = label.get("root_cause") or {}
+    if rc.get("best") and rc["best"] != "unknown":
+        good = {rc["best"], *(rc.get("acceptable") or [])}
+        top3 = [rec.get("root_cause"), *sc.alternatives(draft, "root_cause")][:3]
+        put("root_cause_top3", bool(good & set(top3)))
     for key in ("detected_after", "resolved_after"):
         gold_s = sc.seconds((label.get("timeline") or {}).get(key))
         got_s = sc.seconds((rec.get("timeline") or {}).get(key))
@@ -170,6 +178,75 @@ def kfold_cutoffs(shared: Path, pages: Path, tuned: set[str], show_out: bool) ->
         docs.append(Page(org, label["url"], doc, must, allowed))
     print("\n".join(report(docs, tuned, show_out)))
     return 0
+
+
+def fitted_table(sc: Any, shared: Path, pages: Path, negatives: Path) -> list[str]:
+    """The fitted weights judged honestly: every labelled page drafted with the shipped weights
+    (fitted on every page: in-sample) and with weights fitted without its organisation (the
+    outer folds of extractors/draft/training.py, as bench/train.py runs them: out-of-fold)."""
+    from bench.train import labelled_pages
+    from extractors.draft.training import out_of_fold
+
+    started = time.perf_counter()
+    data = labelled_pages(shared, pages)
+    _, folds = out_of_fold(data)
+    by_org = {org: w for w in folds for org in w.trained_on.removeprefix("held out: ").split()}
+    tallies: dict[str, Tally] = {g: defaultdict(lambda: [0, 0]) for g in ("in", "oof")}
+    for lf in sorted((shared / "eval" / "labels").glob("*.json")):
+        label = json.loads(lf.read_text())
+        slug, org = label["slug"], org_of(label["slug"])
+        is_pm = label.get("is_postmortem") is not False
+        page = (pages if is_pm else negatives) / slug / "page.html"
+        if not page.exists():
+            continue
+        # An organisation no fold trained on (the look-alikes'): the shipped weights are out of
+        # sample for it already.
+        for group, weights in (("in", None), ("oof", by_org.get(org))):
+            tally = tallies[group]
+            draft = draft_page(page, label["url"], weights=weights)
+            verdict = draft["postmortem"]
+            if is_pm:
+                score_postmortem(sc, draft, label, page, tally, {})
+                tally["postmortems_skipped"][0] += int(verdict.get("skip") is True)
+                tally["postmortems_skipped"][1] += 1
+            else:
+                tally["lookalikes_verdict_false"][0] += int(verdict["verdict"] is False)
+                tally["lookalikes_verdict_false"][1] += 1
+    out = [
+        f"fitted weights ({len(folds)} outer folds grouped by organisation; "
+        f"{time.perf_counter() - started:.1f} s)",
+        f"{'metric':30} {'in-sample':>9} {'n':>8}   {'out-of-fold':>13} {'n':>8}",
+    ]
+    rows = sorted({k for g in tallies.values() for k in g}, key=lambda k: (k.startswith("  "), k))
+    for k in rows:
+        (vi, ni), (vo, no) = fmt(*tallies["in"][k]), fmt(*tallies["oof"][k])
+        out.append(f"{k:30} {vi:>9} {ni:>8}   {vo:>13} {no:>8}")
+    return out + learning_curve(shared, data)
+
+
+def learning_curve(shared: Path, data: list) -> list[str]:
+    """`incidents learn --evaluate` on the labelled pages replayed as approvals, oldest page
+    first (by the label's date): each group drafted with weights fitted on the pages before it
+    only (the first group: the rules' own cut-offs), beside the rules' figures."""
+    from extractors.draft.linear import hand
+    from extractors.draft.training import replay
+
+    dates = {}
+    for lf in (shared / "eval" / "labels").glob("*.json"):
+        label = json.loads(lf.read_text())
+        dates[label["slug"]] = label.get("date") or label.get("incident_date") or "9999"
+    ordered = sorted(data, key=lambda p: (dates.get(p.key, "9999"), p.key))
+    out = ["", "learning curve: labelled pages replayed as approvals (oldest first)"]
+    head = f"{'approvals':>11}  {'rc top-1':>14} {'(rules)':>14}  {'vocab P':>14} {'vocab R':>14}"
+    out.append(head + "   (rules P / R)")
+    for s in replay([], ordered, hand(), steps=5):
+        v, b = s.vocabulary, s.vocabulary_before
+        out.append(
+            f"{s.first:>5}-{s.last:<5}  {f'{s.root_cause.top1}/{s.root_cause.pages}':>14} "
+            f"{f'{s.before.top1}/{s.before.pages}':>14}  {f'{v.correct}/{v.kept}':>14} "
+            f"{f'{v.found}/{v.required}':>14}   {b.correct}/{b.kept} / {b.found}/{b.required}"
+        )
+    return out
 
 
 def main() -> int:
@@ -314,6 +391,9 @@ def main() -> int:
         f"mean {statistics.fmean(ms):.1f}, n {len(ms)}"
     )
     print(f"{'seconds_total':30} {took:9.1f}")
+    if not a.in_sample_only:
+        print()
+        print("\n".join(fitted_table(sc, shared, pages, negatives)))
     # Our own labels of unlabelled in-sample pages (bench/own_labels.py; check half held back).
     own_lines, own_docs = score_own_labels(sc, pages, tuned, draft_page)
     if a.docs:

@@ -291,24 +291,17 @@ class _Found:
 # "No data was lost", "none of the packages were deleted": a negated impact or fix states nothing.
 # (Korean and Japanese negate after the verb, "받지 않았", "ありませんでした", which the cues leave out.)
 NEGATABLE = ("impact", "fix")
-NEGATION_WINDOW = 40  # characters before a cue, within its clause
-_NEGATION = re.compile(r"(?<![a-z'])(?:no|not|never|nothing|none|neither|nor|without)(?![a-z'])|n't")
-
-
-def _negated(folded: str, at: int) -> bool:
-    before = folded[max(0, at - NEGATION_WINDOW) : at]
-    before = re.split(r"[.!?;:,\n]", before)[-1]  # within the clause
-    return _NEGATION.search(before) is not None
 
 
 def _scan(folded: str) -> _Found:
-    from extractors.draft.lexicon import spans_each  # the cue matcher (Aho-Corasick); no drafting code
+    from extractors.draft.lexicon import spans_each  # the cue matcher (Aho-Corasick)
+    from extractors.draft.negation import negated  # the drafter's one negation test
 
     spans = spans_each(_page_lexicons(), folded)
     found = [[folded[a:b] for a, b in each] for each in spans]
     k = 3 + len(OCCURRENCE_KINDS)
     occurred = {
-        kind: [folded[a:b] for a, b in each if kind not in NEGATABLE or not _negated(folded, a)]
+        kind: [folded[a:b] for a, b in each if kind not in NEGATABLE or not negated(folded, a, b)]
         for kind, each in zip(OCCURRENCE_KINDS, spans[3:k], strict=True)
     }
     return _Found(found[0], found[1], found[2], occurred, found[k], found[k + 1 :], spans[k + 1 :])

@@ -26,6 +26,7 @@ class DraftTask:
     snapshot: str | None
     digest: str
     now: str
+    weights: str | None = None  # learned weights (<data dir>/weights.json); None: the shipped ones
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ def draft_for_queue(task: DraftTask, limit: float = 0.0) -> Drafted:
 def draft_payload(task: DraftTask) -> Draft:
     """Extract and draft one payload: the pure CPU stage (runs in a worker process)."""
     from extractors import draft_page
+    from flows.learn import learned
 
     # The curator's language hint from sources.toml counts only where the page itself did not tell.
     draft = draft_page(
@@ -68,6 +70,7 @@ def draft_payload(task: DraftTask) -> Draft:
         snapshot=task.snapshot,
         digest=task.digest,
         language=task.job.language,
+        weights=learned(task.weights),
     ).draft
     if task.job.org:
         draft = _override_org(draft, task.job.org)

@@ -201,7 +201,17 @@ class Ingestor:
     def prepare(self, job: Job) -> list[Outcome | DraftTask]:
         """Run the I/O stages of one job; every failure becomes that source's outcome."""
         prepared = or_failure(job.source, lambda: self._prepare(job))
-        return [prepared] if isinstance(prepared, Outcome) else prepared
+        if isinstance(prepared, Outcome):
+            return [prepared]
+        # The weights `incidents learn` wrote into the data directory, when there are any.
+        from dataclasses import replace
+
+        from flows.learn import active_weights_file
+
+        weights = active_weights_file(self.settings)
+        if weights is None:
+            return prepared
+        return [replace(t, weights=weights) if isinstance(t, DraftTask) else t for t in prepared]
 
     def _prepare(self, job: Job) -> list[Outcome | DraftTask]:
         if job.kind == "url":

@@ -9,9 +9,11 @@ from functools import cache
 from typing import Any
 
 from extractors import gate
-from extractors.draft import identity, impact, lists, severity, sources, tags, text_fields, timeline
+from extractors.draft import identity, impact, linear, lists, severity, sources, tags, text_fields, timeline
+from extractors.draft.candidates import Candidate
 from extractors.draft.evidence import Context, Found
 from extractors.draft.explain import explain_draft
+from extractors.draft.linear import Weights
 from schema.document import Document
 from schema.draft import Draft, DraftSource, HistoryEntry, draft_id_for
 from schema.record import RecordBody, Review
@@ -27,6 +29,9 @@ class DraftOptions:
     """Knobs of the drafter (defaults are the tuned values; see each module for how)."""
 
     verdict_threshold: float = 0.5
+    # The fitted weights of the candidate scorer (extractors/draft/linear.py); None: the shipped
+    # ones (data/weights.json). `incidents learn` writes others into a data directory.
+    weights: Weights | None = None
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,8 @@ DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("lessons", lambda ctx, a, f: text_fields.draft_lessons(ctx)),
     ("remediation", lambda ctx, a, f: lists.draft_remediation(ctx)),
     ("action_items", lambda ctx, a, f: lists.draft_action_items(ctx)),
-    ("root_cause", lambda ctx, a, f: tags.draft_root_cause(ctx)),
-    ("tags", lambda ctx, a, f: tags.draft_tags(ctx, f)),
+    ("root_cause", lambda ctx, a, f: tags.draft_root_cause(ctx, a.options.weights)),
+    ("tags", lambda ctx, a, f: tags.draft_tags(ctx, f, a.options.weights)),
     ("severity", lambda ctx, a, f: severity.draft_severity(ctx)),
     ("impact", lambda ctx, a, f: impact.draft_impact(ctx)),
     ("timeline", lambda ctx, a, f: timeline.draft_timeline(ctx)),
@@ -71,6 +76,8 @@ def _merge(into: Found, part: Found) -> None:
         into.put("", None, items, key=key)
     into.confidence.update(part.confidence)
     into.reasons.extend(part.reasons)
+    into.alternatives.update(part.alternatives)
+    into.candidates.update(part.candidates)
 
 
 def draft_document(
@@ -86,6 +93,41 @@ def draft_document(
     if not isinstance(doc, Document):
         raise TypeError(f"draft_document needs a Document, got {type(doc).__name__}")
     options = options or DraftOptions()
+    ctx, found = _cascade(doc, source_url, snapshot, options)
+    judged = gate.judge(doc, _signals(ctx, found))
+    if options.verdict_threshold != 0.5:
+        judged = judged.model_copy(update={"verdict": judged.score >= options.verdict_threshold})
+    record: dict[str, Any] = dict(found.record)
+    record["review"] = Review(written_by="session", reviewed_at=None, reviewed_by=None)
+    record["updated_at"] = None
+    body = RecordBody.model_validate(record)
+    weights = options.weights or linear.shipped()
+    url = doc.canonical_url or source_url
+    evidence = {k: v for k, v in found.evidence.items() if v}
+    return Draft(
+        draft_id=draft_id_for(url, snapshot_digest),
+        version=1,
+        status="pending",
+        record=body,
+        evidence=evidence,
+        confidence=dict(found.confidence),
+        postmortem=judged,
+        alternatives=dict(sorted(found.alternatives.items())),
+        source=DraftSource(
+            url=source_url,
+            canonical_url=doc.canonical_url,
+            snapshot=snapshot,
+            language=ctx.lang,
+            extractor=f"{doc.extractor.name} {doc.extractor.version}",
+            drafter=f"incident-ingest-drafter {DRAFTER_VERSION} weights {weights.version}",
+        ),
+        history=[HistoryEntry(at=now, by=f"incident-ingest {_version()}", action="drafted")],
+    )
+
+
+def _cascade(
+    doc: Document, source_url: str, snapshot: str | None, options: DraftOptions
+) -> tuple[Context, Found]:
     ctx = Context(doc)
     args = Args(source_url=source_url, snapshot=snapshot, options=options)
     found = Found()
@@ -97,33 +139,15 @@ def draft_document(
             log.warning("drafting %s failed: %s", name, exc)
             continue
         _merge(found, part)
-    judged = gate.judge(doc, _signals(ctx, found))
-    if options.verdict_threshold != 0.5:
-        judged = judged.model_copy(update={"verdict": judged.score >= options.verdict_threshold})
-    record: dict[str, Any] = dict(found.record)
-    record["review"] = Review(written_by="session", reviewed_at=None, reviewed_by=None)
-    record["updated_at"] = None
-    body = RecordBody.model_validate(record)
-    url = doc.canonical_url or source_url
-    evidence = {k: v for k, v in found.evidence.items() if v}
-    return Draft(
-        draft_id=draft_id_for(url, snapshot_digest),
-        version=1,
-        status="pending",
-        record=body,
-        evidence=evidence,
-        confidence=dict(found.confidence),
-        postmortem=judged,
-        source=DraftSource(
-            url=source_url,
-            canonical_url=doc.canonical_url,
-            snapshot=snapshot,
-            language=ctx.lang,
-            extractor=f"{doc.extractor.name} {doc.extractor.version}",
-            drafter=f"incident-ingest-drafter {DRAFTER_VERSION}",
-        ),
-        history=[HistoryEntry(at=now, by=f"incident-ingest {_version()}", action="drafted")],
-    )
+    return ctx, found
+
+
+def candidates_of(
+    doc: Document, *, source_url: str, options: DraftOptions | None = None
+) -> dict[str, list[Candidate]]:
+    """The scored candidates of each decision with their features (for bench/train.py and
+    `incidents learn`): what the drafter weighed, not only what it kept."""
+    return _cascade(doc, source_url, None, options or DraftOptions())[1].candidates
 
 
 def _signals(ctx: Context, found: Found) -> gate.Signals:

@@ -167,9 +167,9 @@ class Context:
 
     @cached_property
     def lang(self) -> str:
-        from extractors.draft.identity import detect_language
+        from extractors.language import document_language  # the project's one language rule
 
-        return detect_language(self.doc)
+        return document_language(self.doc.language, self.doc.text)
 
     def role_at(self, offset: int) -> tuple[str, str | None]:
         """The role and heading of the innermost section at `offset` that has a role."""

@@ -6,11 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from extractors.draft.candidates import Candidate
 from extractors.draft.context import Context, Sentence, heading_role_by_keyword, own_split_sentences
 from extractors.draft.cues import cue_pattern, cues, field_cue
 from extractors.sentences import trim
 from schema.document import Document
-from schema.draft import Confidence, Evidence, Method
+from schema.draft import Alternative, Confidence, Evidence, Method
 
 _SPACE = re.compile(r"\s")
 
@@ -81,6 +82,11 @@ class Found:
     evidence: dict[str, list[Evidence]] = field(default_factory=dict)
     confidence: dict[str, Confidence] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    # Runners-up per field (root cause, each vocabulary field), best first: Draft.alternatives.
+    alternatives: dict[str, list[Alternative]] = field(default_factory=dict)
+    # The scored candidates per field, with their features (bench/train.py and `incidents learn`
+    # read them; never written into a draft).
+    candidates: dict[str, list[Candidate]] = field(default_factory=dict)
 
     def put(
         self,

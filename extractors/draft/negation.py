@@ -11,6 +11,7 @@ from extractors.draft.vocab_match import settings
 # was lost" negates only the loss).
 _CLAUSE_END = re.compile(r"[,;:.!?。！？、]|\s[—–-]\s|\bbut\b|\bhowever\b|하지만|지만|けど|が、")
 _WORDS = re.compile(r"[\w']+")
+LOOKBACK = 160
 # A negative subject that could not do something reports an impact, not a denial: "No one could log
 # in", "nobody was able to pay" (but "No data was lost", "no users were affected", "no one could
 # have known" stay negated). The phrase is taken out of the clause before the negation test.
@@ -30,8 +31,14 @@ def _any_of(words: tuple[str, ...]) -> re.Pattern[str]:
 @cache
 def _cues() -> tuple[re.Pattern[str], re.Pattern[str], int, int, frozenset[str]]:
     n = settings()["negation"]
-    before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in n["before"]) + r")(?![\w'])")
+    before = re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(w) for w in n["before"]) + r")(?![\w'])|n't")
     return before, _any_of(tuple(n["after"])), int(n["window"]), int(n["after_chars"]), frozenset(n["kinds"])
+
+
+@cache
+def _right_after() -> re.Pattern[str]:
+    words = settings()["negation"]["right_after"]
+    return re.compile(r"^\S{0,3}(?:" + "|".join(re.escape(w) for w in words) + ")")
 
 
 def applies_to(kind: str) -> bool:
@@ -39,8 +46,11 @@ def applies_to(kind: str) -> bool:
 
 
 def negated(text: str, start: int, end: int) -> bool:
-    """Whether the mention `text[start:end]` stands in a negated or hypothetical clause."""
+    """Whether the mention `text[start:end]` stands in a negated or hypothetical clause: the one
+    negation test of the drafter (vocabulary terms, the timeline's moments, the postmortem gate)."""
     before, after, *_ = _cues()
+    if _right_after().match(text[end : end + 12]):
+        return True
     return _clause_says(text, start, end, before, after, unable=True)
 
 
@@ -54,8 +64,10 @@ def _clause_says(
     # The clause starts after the last clause end before the mention. finditer with an end
     # position reads text[:start] without copying it; its matches come in order and never
     # overlap, so the last one's end is the greatest (a loop: cheaper than max over a generator).
-    cut = 0
-    for m in _CLAUSE_END.finditer(text, 0, start):
+    # Only the last LOOKBACK characters are read: the cues are in the clause's last `window` words,
+    # and the gate asks about mentions anywhere in a whole page (a scan from 0 cost O(page) each).
+    cut = max(0, start - LOOKBACK)
+    for m in _CLAUSE_END.finditer(text, cut, start):
         cut = m.end()
     clause = text[cut:start]
     low = clause.lower()

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from extractors.draft import negation
+from extractors.draft import candidates, linear, negation
+from extractors.draft.candidates import Candidate, Mention
 from extractors.draft.cues import named_cue
 from extractors.draft.evidence import (
     Context,
@@ -23,7 +24,9 @@ from extractors.draft.evidence import (
     sentence_evidence,
 )
 from extractors.draft.lexicon import Lexicon
+from extractors.draft.linear import Weights
 from extractors.draft.vocab_match import Matcher, candidates_by_sentence, candidates_in, matchers, settings
+from schema.draft import Alternative
 from schema.vocab import Kind
 
 FIELDS: dict[str, Kind] = {
@@ -33,6 +36,7 @@ FIELDS: dict[str, Kind] = {
     "domain": "domains",
 }
 MAX_EVIDENCE = 3
+MAX_ALTERNATIVES = 3
 MAX_STATED = 2  # cause statements outside the cause section (see _stated_elsewhere)
 
 
@@ -134,6 +138,9 @@ def _unit_mentions(
         verdict = _reported(ctx, kind, m, text, a, b)
         if verdict != "reported":
             excluded.update([m.term] if verdict == "ruled out" else [])
+            if verdict == "negated":  # a feature of the term's candidate (candidates.py)
+                negs = ctx.memo.setdefault("negated", {}).setdefault(kind, {})
+                negs[m.term] = negs.get(m.term, 0) + 1
             continue
         if m.term not in best or best[m.term][0] < w * m.factor:
             best[m.term] = (w * m.factor, a, b)
@@ -380,32 +387,89 @@ def _cause_statement() -> Lexicon:
     return named_cue("cause_statement")
 
 
-def draft_root_cause(ctx: Context) -> Found:
-    found = Found()
-    scores = score_terms(ctx, "root_causes", "root_cause", cue_boost=True)
-    ranked = [
-        (t, v) for t, v in sorted(((t, s.value) for t, s in scores.items()), key=lambda kv: (-kv[1], kv[0]))
+def _candidates(
+    ctx: Context,
+    kind: Kind,
+    scores: dict[str, Score],
+    kept: set[str],
+    inherited: dict[str, float] | None = None,
+) -> list[Candidate]:
+    """The field's candidates with their features (extractors/draft/candidates.py)."""
+    cued = ctx.cue_counts(field_cue("root_cause"))
+    mentions = {
+        t: [
+            Mention(
+                None if sent is None else sent.role,
+                0 if sent is None else sent.start,
+                bool(sent and sent.start in cued),
+            )
+            for _w, sent, _a, _b in s.sentences or []
+        ]
+        for t, s in scores.items()
+    }
+    negs = ctx.memo.get("negated", {}).get(kind, {})
+    values = {t: s.value for t, s in scores.items()}
+    return candidates.build(values, mentions, kept, len(ctx.doc.text), negs, inherited)
+
+
+def _alternatives(ctx: Context, ranked: list[Candidate], scores: dict[str, Score]) -> list[Alternative]:
+    return [
+        Alternative(term=c.term, score=c.p, evidence=_quotes(ctx, scores[c.term]))
+        for c in ranked[:MAX_ALTERNATIVES]
     ]
-    if not ranked or ranked[0][1] < settings()["threshold"]["root_causes"]:
-        # Not found: still show the reviewer the cause sentences the page has.
+
+
+def draft_root_cause(ctx: Context, weights: Weights | None = None) -> Found:
+    found = Found()
+    model = (weights or linear.shipped()).fields.root_cause
+    scores = score_terms(ctx, "root_causes", "root_cause", cue_boost=True)
+    rules = sorted(((t, s.value) for t, s in scores.items()), key=lambda kv: (-kv[1], kv[0]))
+    kept = {rules[0][0]} if rules and rules[0][1] >= settings()["threshold"]["root_causes"] else set()
+    ranked = candidates.rank(_candidates(ctx, "root_causes", scores, kept), model)
+    found.candidates["root_cause"] = ranked
+    if not ranked or ranked[0].p < model.threshold:
+        # Not found: still show the reviewer the cause sentences the page has, and the runners-up.
         cause_sents = _cause_sentences(ctx)
         if cause_sents:
             found.put("", None, [sentence_evidence(ctx, s) for s in cause_sents], key="root_cause")
+        if ranked:
+            found.alternatives["root_cause"] = _alternatives(ctx, ranked, scores)
         return found
-    term, value = ranked[0]
-    runner = ranked[1][1] if len(ranked) > 1 else 0.0
-    margin = (value - runner) / value
-    quotes = _quotes(ctx, scores[term])
+    best = ranked[0]
+    quotes = _quotes(ctx, scores[best.term])
     quotes += [sentence_evidence(ctx, s) for s in _cause_sentences(ctx)]
     quotes.sort(key=lambda e: e.start)
-    found.put("root_cause", term, quotes, confidence(0.35 + 0.4 * margin + min(0.2, value / 50), "lexicon"))
-    found.reasons.append(f"root_cause candidates: {', '.join(f'{t}={v:.1f}' for t, v in ranked[:4])}")
+    found.put("root_cause", best.term, quotes, confidence(best.p, "lexicon"))
+    if len(ranked) > 1:
+        found.alternatives["root_cause"] = _alternatives(ctx, ranked[1:], scores)
+    found.reasons.append(f"root_cause candidates: {', '.join(f'{c.term}={c.p:.2f}' for c in ranked[:4])}")
     return found
 
 
-def draft_tags(ctx: Context, drafted: Found) -> Found:
+def _inherit(
+    scores: dict[str, Score], component_scores: dict[str, Score], drafted: Found
+) -> dict[str, float]:
+    """A component implies its domain (dns -> dns, terraform -> iac); the root cause too. Adds
+    to `scores`; returns the domains so implied (the candidates' "inherited" feature)."""
+    cfg = settings()
+    inherited: dict[str, float] = {}
+    for comp, s in component_scores.items():
+        for dom in cfg["component_domains"].get(comp, []):
+            cur = scores.setdefault(dom, Score(0.0, []))
+            cur.value += cfg["inherit_factor"] * s.value
+            cur.sentences = (cur.sentences or []) + (s.sentences or [])
+            inherited[dom] = 1.0
+    for dom in cfg["cause_domains"].get(str(drafted.record.get("root_cause")), []):
+        cur = scores.setdefault(dom, Score(0.0, []))
+        cur.value += cfg["threshold"]["domains"]
+        inherited[dom] = 1.0
+    return inherited
+
+
+def draft_tags(ctx: Context, drafted: Found, weights: Weights | None = None) -> Found:
     found = Found()
     cfg = settings()
+    fitted = weights or linear.shipped()
     component_scores: dict[str, Score] = {}
     for name, kind in FIELDS.items():
         table = "contributing" if name == "contributing" else "symptoms" if name == "symptoms" else "default"
@@ -416,37 +480,29 @@ def draft_tags(ctx: Context, drafted: Found) -> Found:
             _story_only(scores)
         if name == "symptoms":
             _partial_not_full(scores)
-        if name == "domain":
-            # A component implies its domain (dns -> dns, terraform -> iac); the root cause too.
-            for comp, s in component_scores.items():
-                for dom in cfg["component_domains"].get(comp, []):
-                    cur = scores.setdefault(dom, Score(0.0, []))
-                    cur.value += cfg["inherit_factor"] * s.value
-                    cur.sentences = (cur.sentences or []) + (s.sentences or [])
-            rc = drafted.record.get("root_cause")
-            for dom in cfg["cause_domains"].get(str(rc), []):
-                cur = scores.setdefault(dom, Score(0.0, []))
-                cur.value += cfg["threshold"]["domains"]
-        kept = rank(scores, kind)
+        inherited = _inherit(scores, component_scores, drafted) if name == "domain" else {}
+        model = fitted.field(name)
+        rule_kept = {t for t, _v in rank(scores, kind)}
+        ranked = candidates.rank(_candidates(ctx, kind, scores, rule_kept, inherited), model)
+        found.candidates[name] = ranked
+        kept = [c for c in ranked if c.p >= model.threshold][: cfg["max_terms"].get(kind, 1)]
+        rest = [c for c in ranked if c not in kept]
+        if rest:
+            found.alternatives[name] = _alternatives(ctx, rest, scores)
         if not kept:
             continue
         quotes = []
-        for term, _v in kept:
-            quotes += _quotes(ctx, scores[term])
-        top = kept[0][1]
+        for c in kept:
+            quotes += _quotes(ctx, scores[c.term])
         found.put(
             name,
-            [t for t, _ in kept],
+            [c.term for c in kept],
             sorted(quotes, key=lambda e: e.start),
-            confidence(min(0.85, 0.3 + top / 30), "lexicon"),
+            confidence(kept[0].p, "lexicon"),
         )
-        for term, v in kept:
+        for c in kept:
             found.put(
-                "",
-                None,
-                _quotes(ctx, scores[term]),
-                confidence(min(0.9, 0.3 + v / 20), "lexicon"),
-                key=f"{name}.{term}",
+                "", None, _quotes(ctx, scores[c.term]), confidence(c.p, "lexicon"), key=f"{name}.{c.term}"
             )
     return found
 

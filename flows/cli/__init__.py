@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import archive, draft, extract, ingest, library, review, schedule, validate
+from flows.cli import archive, draft, extract, ingest, learn, library, review, schedule, validate
 from flows.cli import settings as settings_cmd
 from flows.cli.common import error
 from flows.settings import VERSION
@@ -51,6 +51,7 @@ draft.register(app)
 validate.register(app)
 settings_cmd.register(app)
 library.register(app)
+learn.register(app)
 
 
 def main(argv: list[str] | None = None) -> int:

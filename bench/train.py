@@ -1,0 +1,137 @@
+"""Fit the drafter's candidate weights on labelled pages; write extractors/draft/data/weights.json.
+
+usage: python bench/train.py [--shared ../shared] [--pages DIR] [--folds 5] [--inner 3] [--check]
+                              [--approvals DATA_DIR]
+
+Labelled pages: every postmortem of ../shared/eval/labels (LABELS.md shape) and our own
+development-set labels of other corpus pages (bench/data/own_labels, the "split" ones). Each page
+is extracted and its candidates drawn (extractors.draft.candidates_of, with the rules' own weights
+so the fit never depends on the weights it replaces). extractors/draft/training.py fits one
+logistic model per field (root cause, contributing, symptoms, components, domain): outer folds
+grouped by organisation give the out-of-fold figures written beside the weights, inner grouped
+folds choose the L2 strength and the keep threshold. Prints in-sample and out-of-fold figures.
+With --approvals DATA_DIR, a data directory's approved drafts (the review page as the labelling
+tool: the approved record, with the reviewer's edits, is the label) join the labelled pages.
+With --check, writes nothing and exits 1 when the file on disk differs from a fresh fit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from extractors import extract_document  # noqa: E402
+from extractors.draft import DraftOptions, candidates_of  # noqa: E402
+from extractors.draft.linear import FIELDS, SHIPPED, dump, hand  # noqa: E402
+from extractors.draft.training import TRAINING_SET, Labelled, Tally, dump_set, from_label, train  # noqa: E402
+
+OWN = ROOT / "bench" / "data" / "own_labels"
+
+
+def org_of(slug: str) -> str:
+    return slug.split("-")[0]
+
+
+def labelled_pages(shared: Path, pages: Path) -> list[Labelled]:
+    """The shipped labels with the candidates of their pages (postmortems only: look-alikes have
+    no vocabulary to learn from)."""
+    labels = {}
+    for lf in sorted((shared / "eval" / "labels").glob("*.json")):
+        label = json.loads(lf.read_text())
+        if label.get("is_postmortem") is not False:
+            labels[label["slug"]] = label
+    for lf in sorted(OWN.glob("*.json")):
+        label = json.loads(lf.read_text())
+        if "split" in label and label["slug"] not in labels and label.get("is_postmortem") is not False:
+            labels[label["slug"]] = label
+    out = []
+    options = DraftOptions(weights=hand())
+    for slug, label in sorted(labels.items()):
+        page = pages / slug / "page.html"
+        if not page.exists():
+            continue
+        doc = extract_document(page.read_bytes(), url=label["url"], content_type="text/html")
+        cands = candidates_of(doc, source_url=label["url"], options=options)
+        out.append(from_label(org_of(slug), slug, cands, label))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
+    ap.add_argument("--pages", help="rendered postmortems (default: render into a temp dir)")
+    ap.add_argument("--folds", type=int, default=5, help="outer folds, grouped by organisation")
+    ap.add_argument("--inner", type=int, default=3, help="inner folds choosing L2 and threshold")
+    ap.add_argument("--check", action="store_true", help="compare with the file on disk; write nothing")
+    ap.add_argument("--approvals", help="also learn from this data directory's approvals")
+    a = ap.parse_args()
+    shared = Path(a.shared)
+    if not (shared / "eval" / "labels").is_dir():
+        print(f"{shared}/eval/labels: no labels here; pass --shared DIR (the shared folder)", file=sys.stderr)
+        return 2
+    from bench._corpus import render_pages
+
+    pages = Path(a.pages) if a.pages else render_pages(shared, "postmortems")
+    started = time.perf_counter()
+    data = labelled_pages(shared, pages)
+    if a.approvals:
+        from flows.learn import decisions, labelled
+        from flows.settings import Settings
+
+        settings = Settings(data_dir=Path(a.approvals))
+        approved = [labelled(settings, d) for d in decisions(settings) if d.action == "approved"]
+        data += [p for p in approved if p is not None]
+    groups = sorted({p.group for p in data})
+    trained_on = (
+        f"{len(data)} labelled postmortems of {len(groups)} organisations "
+        f"(../shared/eval/labels, bench/data/own_labels{' and approvals' if a.approvals else ''}); "
+        f"folds grouped by organisation: "
+        f"{a.folds} outer, {a.inner} inner"
+    )
+    weights = train(data, "pending", trained_on, a.folds, a.inner)
+    digest = hashlib.sha256(dump(weights).encode()).hexdigest()[:10]
+    weights = weights.model_copy(update={"version": f"shipped-{digest}"})
+    took = time.perf_counter() - started
+    print(f"{'field':14} {'l2':>6} {'thr':>5}   {'in-sample':>24}   {'out-of-fold':>24}")
+    for name in FIELDS:
+        f = weights.folds[name]
+        if name == "root_cause":
+            ins = f"top1 {f['in_top1']:.3f} top3 {f['in_top3']:.3f}"
+            oof = f"top1 {f['oof_top1']:.3f} top3 {f['oof_top3']:.3f}"
+        else:
+            ins = f"P {f['in_precision']:.3f} R {f['in_recall']:.3f}"
+            oof = f"P {f['oof_precision']:.3f} R {f['oof_recall']:.3f}"
+        print(f"{name:14} {f['l2']:>6} {f['threshold']:>5}   {ins:>24}   {oof:>24}")
+    rules = {name: Tally() for name in FIELDS}  # the rules' own cut-offs, for comparison
+    for p in data:
+        for name in FIELDS:
+            rules[name].add(p, name, hand().field(name))
+    for name in FIELDS:
+        f = rules[name].figures(name)
+        got = (
+            f"top1 {f['top1']:.3f} top3 {f['top3']:.3f}"
+            if name == "root_cause"
+            else f"P {f['precision']:.3f} R {f['recall']:.3f}"
+        )
+        print(f"{name + ' (rules)':26} {got:>24}")
+    print(f"pages {len(data)}, organisations {len(groups)}, seconds {took:.1f}, version {weights.version}")
+    text = dump(weights)
+    if a.check:
+        same = SHIPPED.read_text() == text and TRAINING_SET.read_text() == dump_set(data)
+        print("weights file is " + ("up to date" if same else "stale: run python bench/train.py"))
+        return 0 if same else 1
+    SHIPPED.write_text(text)
+    TRAINING_SET.write_text(dump_set(data))
+    print(f"wrote {SHIPPED.relative_to(ROOT)} and {TRAINING_SET.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
