@@ -11,6 +11,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from flows.clock import utc_now
+from flows.lifecycle import (
+    RecordVersions,
+    all_records,
+    apply_edits,
+    locked_record,
+    merge_by_url,
+    source_urls,
+)
 from flows.settings import Settings
 from flows.store.audit import AuditLog, field_diff
 from flows.store.queue import QueueStore
@@ -33,6 +41,7 @@ REJECT_CODES: dict[str, str] = {
     "other": "other",
 }
 _DUPLICATE_OF = re.compile(r"\bIL-\d{4,}\b")
+_RECORD_ID = re.compile(r"^IL-\d{4,}$")
 
 
 class Conflict(ReviewError):
@@ -173,6 +182,12 @@ class Reviews:
                 f"cannot {action} {draft.draft_id}: it was rejected "
                 "(reopen it first: `incidents review reopen`)"
             )
+        if draft.status == "superseded":
+            newer = next((h.reason for h in reversed(draft.history) if h.action == "superseded"), None)
+            raise ReviewError(
+                f"cannot {action} {draft.draft_id}: it was superseded by {newer or 'a newer draft'} "
+                "of the same source; review that one"
+            )
         return draft
 
     def approve(
@@ -183,6 +198,7 @@ class Reviews:
         edits: dict[str, Any] | None = None,
         now: str | None = None,
         expected_version: int | None = None,
+        source_of: str | None = None,
     ) -> Record:
         now = now or utc_now()
         if not reviewer.strip():
@@ -190,6 +206,9 @@ class Reviews:
         edits = check_edits(edits or {})
         with self._deciding(draft_id) as draft_id:
             draft = self._pending(draft_id, "approve", expected_version)
+            target = source_of or (draft.supersedes if _RECORD_ID.match(draft.supersedes or "") else None)
+            if target:
+                return self._approve_into(draft, target, reviewer, edits, now, as_source=bool(source_of))
             machine = draft.record.model_dump(mode="json")
             merged = merge_edits(machine, edits) if edits else machine  # a fresh dump: no copy
             # Validate the merge before an id is spent or anything is written.
@@ -204,6 +223,7 @@ class Reviews:
                     "addresses: give the page's web address in these fields with --edits",
                     bad_urls,
                 )
+            self._refuse_known_source(draft, body)
             stamped = body.model_dump(mode="json") | {
                 "review": {
                     "written_by": body.review.written_by,
@@ -237,6 +257,134 @@ class Reviews:
                 },
             )
             return record
+
+    # -- a record's later versions (flows/lifecycle.py): every write goes through _write_version --
+
+    def _write_version(
+        self,
+        record_id: str,
+        body: dict[str, Any],
+        *,
+        by: str,
+        at: str,
+        action: str,
+        details: dict[str, Any] | None = None,
+        allow_same: bool = False,
+    ) -> Record:
+        """The one place a record's new version is written (history kept, one audit line)."""
+        versions = RecordVersions(self.records, self.audit)
+        return versions.write(
+            record_id, body, by=by, at=at, action=action, details=details, allow_same=allow_same
+        ).record
+
+    def _refuse_known_source(self, draft: Draft, body: RecordBody) -> None:
+        """A new record for a source a record already lists would be a second record of it."""
+        urls = set(source_urls(body)) | {draft.source.canonical_url or draft.source.url}
+        for record in all_records(self.records):
+            shared = urls & set(source_urls(record))
+            if shared:
+                raise ReviewError(
+                    f"{record.id} already lists {sorted(shared)[0]} as a source: approve "
+                    f"{draft.draft_id} into it (`--source-of {record.id}`) or reject it as a duplicate"
+                )
+
+    def _approve_into(
+        self, draft: Draft, record_id: str, reviewer: str, edits: dict[str, Any], now: str, *, as_source: bool
+    ) -> Record:
+        """Approve a draft into an existing record: a changed source's new version (the draft holds
+        the three-way merge against the record), or another write-up added as a source."""
+        if not _RECORD_ID.match(record_id):
+            raise ReviewError(f"{record_id!r} is not a record id (IL-NNNN)")
+        with _locked(f"record:{record_id}"), locked_record(self.records, record_id):
+            if not self.records.path_for(record_id).exists():
+                raise ReviewError(f"no record {record_id} in {self.records.folder}")
+            current = self.records.read(record_id).model_dump(mode="json")
+            if as_source:
+                added = draft.record.model_dump(mode="json")
+                body = current | {
+                    key: merge_by_url(current.get(key) or [], added.get(key) or [])
+                    for key in ("sources", "docs")
+                }
+                body = apply_edits(body, edits) if edits else body
+                action, allow_same = "source-added", False
+            else:
+                machine = draft.record.model_dump(mode="json")
+                body = apply_edits(machine, edits) if edits else machine
+                action, allow_same = "updated", True
+            validate_as(
+                RecordBody, {k: v for k, v in body.items() if k != "id"}, what=f"draft {draft.draft_id}"
+            )
+            bad_urls = url_problems(RecordBody.model_validate({k: v for k, v in body.items() if k != "id"}))
+            if bad_urls:
+                named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
+                raise RecordInvalid(f"draft {draft.draft_id}: {named}", bad_urls)
+            details: dict[str, Any] = {"draft_id": draft.draft_id}
+            if as_source:
+                details["source"] = draft.source.canonical_url or draft.source.url
+                details["evidence"] = {
+                    k: [e.model_dump(mode="json") for e in v] for k, v in draft.evidence.items()
+                }
+            record = self._write_version(
+                record_id, body, by=reviewer, at=now, action=action, details=details, allow_same=allow_same
+            )
+            approved = record.model_dump(mode="json")
+            self._decide(
+                draft,
+                HistoryEntry(at=now, by=reviewer, action="approved", record_id=record_id),
+                {"status": "approved"},
+                {
+                    "drafter": draft.source.drafter,
+                    "changes": []
+                    if as_source
+                    else [
+                        c
+                        for c in field_diff(draft.record.model_dump(mode="json"), approved)
+                        if c["field"].split(".")[0] not in (*_NOT_EDITABLE, "url")
+                    ],
+                },
+            )
+            return record
+
+    def correct(self, record_id: str, *, reviewer: str, edits: Any, now: str | None = None) -> Record:
+        """A correction of an approved record: `edits` over it, written as its next version (the
+        earlier one kept in records/history/), with the field diff in the audit log. `null` clears
+        a field; edits that change nothing are refused."""
+        now = now or utc_now()
+        if not reviewer.strip():
+            raise ReviewError("--reviewer must name who corrects")
+        edits = check_edits(edits)
+        if not edits:
+            raise ReviewError(f"no edits for {record_id}: give the fields to change (see --help)")
+        if not _RECORD_ID.match(record_id):
+            raise ReviewError(f"{record_id!r} is not a record id (IL-NNNN)")
+        with _locked(f"record:{record_id}"), locked_record(self.records, record_id):
+            if not self.records.path_for(record_id).exists():
+                raise ReviewError(
+                    f"no record {record_id} in {self.records.folder} (see `incidents library list`)"
+                )
+            current = self.records.read(record_id).model_dump(mode="json")
+            body = apply_edits(current, edits)
+            bad_urls = url_problems(
+                validate_as(RecordBody, {k: v for k, v in body.items() if k != "id"}, what=record_id)
+            )
+            if bad_urls:
+                named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
+                raise RecordInvalid(f"{record_id}: {named}", bad_urls)
+            return self._write_version(record_id, body, by=reviewer, at=now, action="corrected")
+
+    def supersede(self, draft_id: str, *, newer: str, by: str, now: str | None = None) -> Draft | None:
+        """Close a pending draft that a newer draft of the same source replaces (None if not pending)."""
+        now = now or utc_now()
+        with self._deciding(draft_id) as draft_id:
+            draft = self.queue.get(draft_id)
+            if draft.status != "pending":
+                return None
+            return self._decide(
+                draft,
+                HistoryEntry(at=now, by=by, action="superseded", reason=newer),
+                {"status": "superseded"},
+                {"superseded_by": newer},
+            )
 
     def reject(
         self,
