@@ -435,13 +435,6 @@ def redraft(settings: Settings, earlier: Draft, draft: Draft) -> tuple[Draft, st
     return draft.model_copy(update={"supersedes": earlier.draft_id, "changes": changes}), earlier.draft_id
 
 
-def close_earlier(settings: Settings, earlier_id: str, newer_id: str) -> None:
-    """One open draft per source: the earlier pending draft is marked superseded by the newer."""
-    from flows.review import Reviews
-
-    Reviews(settings).supersede(earlier_id, newer=newer_id, by="incident-ingest")
-
-
 def lifecycle_lines(settings: Settings, draft: Draft) -> list[str]:
     """What `review show` adds for a draft: the diff against the record it updates, and records
     it may be another write-up of ("add as a source of IL-NNNN")."""

@@ -250,10 +250,10 @@ class Ingestor:
 
             draft, was = redraft(self.settings, self.queue.get(previous.draft_id), drafted.draft())
             added = self.queue.add(draft)
-            if added:
-                from flows.lifecycle import close_earlier
+            if added:  # one open draft per source: the earlier pending one is superseded
+                from flows.review import Reviews
 
-                close_earlier(self.settings, previous.draft_id, draft.draft_id)
+                Reviews(self.settings).supersede(previous.draft_id, newer=draft_id, by="incident-ingest")
         else:
             added = self.queue.add_text(draft_id, drafted.text)
         self.ledger.put(
