@@ -445,10 +445,14 @@ def lifecycle_lines(settings: Settings, draft: Draft) -> list[str]:
         )
         for change in draft.changes:
             what = change.get("action", "changed")
-            was, now = _short(change.get("from")), _short(change.get("to"))
-            lines.append(f"  {what:<8} {change.get('field')}: {was} -> {now}")
+            field = change.get("field")
             if what == "kept":
+                lines.append(f"  kept     {field}: {_short(change.get('to'))} (a reviewer's edit)")
                 lines.append(f"           the source now says: {_short(change.get('source'))}")
+            else:
+                was, now = _around(change.get("from"), change.get("to"))
+                lines.append(f"  {what:<8} {field}: {was}")
+                lines.append(f"           -> {now}")
         if not draft.changes:
             lines.append("  no field changed")
     elif draft.supersedes:
@@ -462,6 +466,19 @@ def lifecycle_lines(settings: Settings, draft: Draft) -> list[str]:
                 "or approve as a new record"
             )
     return lines
+
+
+def _around(before: Any, after: Any, width: int = 90) -> tuple[str, str]:
+    """Both values as JSON, cut to the same window around their first difference."""
+    a, b = json.dumps(before, ensure_ascii=False), json.dumps(after, ensure_ascii=False)
+    first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    start = max(0, first - width // 3)
+
+    def cut(text: str) -> str:
+        piece = text[start : start + width]
+        return ("..." if start else "") + piece + ("..." if start + width < len(text) else "")
+
+    return cut(a), cut(b)
 
 
 def _short(value: Any) -> str:
