@@ -2,7 +2,8 @@
 added as a source), the earlier versions kept in records/history/IL-NNNN/, and the checks that
 keep one incident one record.
 
-Every write of a record version goes through `RecordVersions.write`, so the history, the record
+Every new version of a record is planned by `plan_version` and written by flows/review.py in one
+journal intent (flows/store/journal.py) with its audit line, so the history, the record
 file and its audit line are written in one place.
 """
 
@@ -18,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from flows.settings import Settings
-from flows.store.atomic import create_bytes, write_text
-from flows.store.audit import AuditLog, field_diff
+from flows.store.audit import AuditLog, audit_entry, field_diff
+from flows.store.journal import Step
 from flows.store.records import RECORD_FILE, RecordStore, record_text
 from schema.draft import Draft
 from schema.errors import RecordInvalid, ReviewError
@@ -214,74 +215,52 @@ An edit that changes nothing is refused."""
 
 @dataclass(frozen=True)
 class Version:
+    """A record's next version, planned and not written: the caller writes `steps` (the earlier
+    version into history, then the record) in one journal intent with its audit line."""
+
     record: Record
     version: int  # 1 for the first approval; each new version adds one
     changes: list[dict[str, Any]]
+    steps: list[Step]
 
 
-class RecordVersions:
-    """Write a new version of an existing record: the earlier one kept in records/history/."""
+def current_version(store: RecordStore, record_id: str) -> int:
+    kept = history_versions(store.folder, record_id)
+    return (kept[-1][0] if kept else 0) + 1
 
-    def __init__(self, store: RecordStore, audit: AuditLog) -> None:
-        self.store = store
-        self.audit = audit
 
-    def current_version(self, record_id: str) -> int:
-        kept = history_versions(self.store.folder, record_id)
-        return (kept[-1][0] if kept else 0) + 1
+def plan_version(
+    store: RecordStore, record_id: str, body: dict[str, Any], *, by: str, at: str, allow_same: bool = False
+) -> Version:
+    """`body` (every record field) as the next version of `record_id`, reviewed by `by` at `at`.
 
-    def write(
-        self,
-        record_id: str,
-        body: dict[str, Any],
-        *,
-        by: str,
-        at: str,
-        action: str,
-        details: dict[str, Any] | None = None,
-        allow_same: bool = False,
-    ) -> Version:
-        """`body` (every record field) as the next version of `record_id`, reviewed by `by` at `at`.
+    The caller holds the record's lock (`locked_record`). An edit that changes nothing is refused
+    unless `allow_same` (a changed source approved as it stands still moves `updated_at`)."""
+    from flows.store import journal
 
-        The caller holds the record's lock (`locked`). An edit that changes nothing is refused."""
-        path = self.store.path_for(record_id)
-        if not path.exists():
-            raise ReviewError(f"no record {record_id} in {self.store.folder} (see `incidents library list`)")
-        before = self.store.read(record_id)
-        old = before.model_dump(mode="json")
-        data = {k: v for k, v in body.items() if k not in ("id", "review", "updated_at")}
-        data |= {
-            "id": record_id,
-            "review": {"written_by": before.review.written_by, "reviewed_at": at, "reviewed_by": by},
-            "updated_at": at,
-        }
-        record = validate_as(Record, data, what=f"record {record_id} with these edits")
-        new = record.model_dump(mode="json")
-        changes = [
-            c for c in field_diff(old, new) if c["field"].split(".")[0] not in ("review", "updated_at")
-        ]
-        if not changes and not allow_same:
-            raise ReviewError(f"these edits change nothing in {record_id}: it already says that")
-        version = self.current_version(record_id)
-        # The earlier version first, never over an existing file: a crash leaves either the old
-        # record with its copy in history (a repeat writes the same copy) or the new one.
-        kept = history_dir(self.store.folder, record_id) / f"{version}.json"
-        if not kept.exists():
-            kept.parent.mkdir(parents=True, exist_ok=True)
-            create_bytes(kept, record_text(before).encode("utf-8"))
-        write_text(path, record_text(record))
-        self.audit.append(
-            {
-                "at": at,
-                "by": by,
-                "action": action,
-                "record_id": record_id,
-                "version": version + 1,
-                "changes": changes,
-            }
-            | (details or {})
-        )
-        return Version(record, version + 1, changes)
+    if not store.path_for(record_id).exists():
+        raise ReviewError(f"no record {record_id} in {store.folder} (see `incidents library list`)")
+    before = store.read(record_id)
+    old = before.model_dump(mode="json")
+    data = {k: v for k, v in body.items() if k not in ("id", "review", "updated_at")}
+    data |= {
+        "id": record_id,
+        "review": {"written_by": before.review.written_by, "reviewed_at": at, "reviewed_by": by},
+        "updated_at": at,
+    }
+    record = validate_as(Record, data, what=f"record {record_id} with these edits")
+    new = record.model_dump(mode="json")
+    changes = [c for c in field_diff(old, new) if c["field"].split(".")[0] not in ("review", "updated_at")]
+    if not changes and not allow_same:
+        raise ReviewError(f"these edits change nothing in {record_id}: it already says that")
+    version = current_version(store, record_id)
+    kept = history_dir(store.folder, record_id) / f"{version}.json"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    steps = [
+        journal.write("history", kept, record_text(before)),
+        journal.write("record", store.path_for(record_id), record_text(record)),
+    ]
+    return Version(record, version + 1, changes, steps)
 
 
 def locked_record(store: RecordStore, record_id: str) -> Any:
@@ -509,25 +488,43 @@ def mark_gone(settings: Settings, url: str, why: str, *, at: str | None = None) 
     """Mark the records listing `url` as having lost that source (records are never deleted):
     records/marks/gone.json and one audit line per record. Returns the ids marked, or None."""
     from flows.clock import utc_now
-    from flows.store.atomic import file_lock, write_json
+    from flows.store.atomic import dumps_json, file_lock
 
     at = at or utc_now()
     store = RecordStore(settings.records_dir)
     owners = records_by_source(all_records(store)).get(url, [])
     if not owners:
         return None
+    from flows.store import journal
+
     with file_lock(settings.records_dir / ".locks" / "gone.lock"):
         marks = gone_marks(settings.records_dir)
-        first = url not in marks
-        marks[url] = {"records": owners, "at": marks.get(url, {}).get("at", at), "why": why}
+        if url in marks:
+            return ", ".join(owners)  # marked before: one mark, one audit line per record
+        marks[url] = {"records": owners, "at": at, "why": why}
         gone_path(settings.records_dir).parent.mkdir(parents=True, exist_ok=True)
-        write_json(gone_path(settings.records_dir), marks)
-    if first:
-        audit = AuditLog(settings.audit_path)
-        for record_id in owners:
-            version = RecordVersions(store, audit).current_version(record_id)
-            audit.append(
-                {"at": at, "by": "incident-ingest", "action": "source-gone", "record_id": record_id}
-                | {"version": version, "source": url, "reason": why}
+        lines = [
+            audit_entry(
+                action="source-gone",
+                at=at,
+                by="incident-ingest",
+                version=current_version(store, record_id),
+                record_id=record_id,
+                source=url,
+                reason=why,
             )
+            for record_id in owners
+        ]
+        with journal.intent(
+            settings.data_dir,
+            action="source-gone",
+            by="incident-ingest",
+            at=at,
+            record_id=owners[0],
+            steps=[
+                journal.write("gone", gone_path(settings.records_dir), dumps_json(marks)),
+                *(journal.audit(line) for line in lines),
+            ],
+        ):
+            pass
     return ", ".join(owners)

@@ -12,22 +12,38 @@ from typing import Any
 
 from flows.clock import utc_now
 from flows.lifecycle import (
-    RecordVersions,
+    Version,
     all_records,
     apply_edits,
     locked_record,
     merge_by_url,
+    plan_version,
     source_urls,
 )
 from flows.settings import Settings
-from flows.store.audit import AuditLog, field_diff
-from flows.store.queue import QueueStore
-from flows.store.records import RecordStore
+from flows.store import journal
+from flows.store.audit import AuditLog, audit_entry, field_diff
+from flows.store.queue import QueueStore, draft_text
+from flows.store.records import RecordStore, record_text
 from flows.validate import url_problems
 from schema.draft import Draft, HistoryEntry
-from schema.errors import RecordInvalid, ReviewError
+from schema.errors import IngestError, RecordInvalid, ReviewError
 from schema.record import Record, RecordBody
 from schema.validation import validate_as
+
+
+def with_draft(sources: list[dict[str, Any]], draft: Draft) -> list[dict[str, Any]]:
+    """The record's sources with the one this draft was made from marked `draft: <id>` (the
+    source with the draft's URL, else the first): `incidents validate`
+    then finds two records made from one draft."""
+    marked = [dict(s) for s in sources]
+    target = next((s for s in marked if s.get("url") == draft.source.url), None)
+    if target is None and marked:
+        target = next((s for s in marked if not s.get("draft")), marked[0])
+    if target is not None:
+        target["draft"] = draft.draft_id
+    return marked
+
 
 # Fields a reviewer may not set through edits: the id is allocated, review is stamped here.
 _NOT_EDITABLE = ("id", "review", "updated_at")
@@ -42,6 +58,16 @@ REJECT_CODES: dict[str, str] = {
 }
 _DUPLICATE_OF = re.compile(r"\bIL-\d{4,}\b")
 _RECORD_ID = re.compile(r"^IL-\d{4,}$")
+
+
+def _fields(entry: dict[str, Any]) -> set[str]:
+    """The top-level fields an audit entry's `changes` name (malformed items skipped)."""
+    changes = entry.get("changes")
+    if not isinstance(changes, list):
+        return set()
+    return {
+        c["field"].split(".")[0] for c in changes if isinstance(c, dict) and isinstance(c.get("field"), str)
+    }
 
 
 class Conflict(ReviewError):
@@ -121,46 +147,83 @@ def _locked(key: str) -> Iterator[None]:
 
 
 class Reviews:
-    """The review queue's decisions; safe with several reviewers in several processes."""
+    """The review queue's decisions; safe with several reviewers in several processes.
+
+    Each decision is all or nothing (flows/store/journal.py): an intent first, then the record,
+    the draft and the audit line. Opening the data directory finishes what a crash left (`notes`
+    says what was done; the commands print it)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.queue = QueueStore(settings.queue_dir)
         self.records = RecordStore(settings.records_dir)
         self.audit = AuditLog(settings.audit_path)
+        self.notes: list[journal.Note] = journal.recover(settings.data_dir)
 
     @contextmanager
     def _deciding(self, draft_id: str) -> Iterator[str]:
-        """The full id, with the draft's lock held (in this process and across processes)."""
+        """The full id, with the draft's lock held (in this process and across processes), and
+        any decision a crash left unfinished finished first (it may be this draft's)."""
         full = self.queue.resolve(draft_id)
         with _locked(str(self.queue.lock_path(full))), self.queue.lock_for(full):
+            if journal.pending(self.settings.data_dir):
+                self.notes += journal.recover(self.settings.data_dir)
             yield full
 
-    def _create_record(self, build: Any) -> Record:
-        # RecordStore.create holds its locks (thread and file) only while it allocates the id.
-        return self.records.create(build)
+    def _finished_by_recovery(self, draft_id: str, action: str, reviewer: str) -> bool:
+        """True when this very decision (same draft, action and reviewer) was interrupted and has
+        just been finished: the retry reports it done rather than refusing it."""
+        return any(
+            n.finished and n.draft_id == draft_id and n.action == action and n.by == reviewer
+            for n in self.notes
+        )
 
     def _decide(
-        self, draft: Draft, entry: HistoryEntry, update: dict[str, Any], audit: dict[str, Any]
+        self,
+        draft: Draft,
+        entry: HistoryEntry,
+        update: dict[str, Any],
+        audit: dict[str, Any],
+        *,
+        record: Record | None = None,
+        reservation: Any = None,
+        version: Version | None = None,
     ) -> Draft:
         """One decision on `draft`: `update` and the history `entry` saved as its next version (a
-        stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details."""
+        stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details;
+        with `record`, the record file first. All through one journal intent."""
         # `draft` was read under its lock, which _deciding holds until the decision is written.
-        saved = self.queue.save(
+        saved = self.queue.next_version(
             draft.model_copy(update=update | {"history": [*draft.history, entry]}),
             expected_version=draft.version,
             current=draft,
         )
-        self.audit.append(
-            {
-                "at": entry.at,
-                "by": entry.by,
-                "action": entry.action,
-                "draft_id": draft.draft_id,
-                "record_id": entry.record_id,
-            }
-            | audit
+        line = audit_entry(
+            action=entry.action,
+            at=entry.at,
+            by=entry.by,
+            version=saved.version,
+            draft_id=draft.draft_id,
+            record_id=entry.record_id,
+            **audit,
         )
+        steps = [journal.write("draft", self.queue.path_for(draft.draft_id), draft_text(saved))]
+        if record is not None:
+            steps.insert(0, journal.write("record", self.records.path_for(record.id), record_text(record)))
+        if version is not None:  # a new version of an existing record: its history, then it
+            steps = [*version.steps, *steps]
+        with journal.intent(
+            self.settings.data_dir,
+            action=entry.action,
+            by=entry.by,
+            at=entry.at,
+            draft_id=draft.draft_id,
+            version=saved.version,
+            record_id=entry.record_id,
+            steps=[*steps, journal.audit(line)],
+            cleanup=[reservation] if reservation is not None else [],
+        ):
+            pass
         return saved
 
     def _pending(self, draft_id: str, action: str, expected_version: int | None = None) -> Draft:
@@ -205,6 +268,11 @@ class Reviews:
             raise ReviewError("--reviewer must name who approves")
         edits = check_edits(edits or {})
         with self._deciding(draft_id) as draft_id:
+            if self._finished_by_recovery(draft_id, "approved", reviewer):
+                done = self.queue.get(draft_id)
+                record_id = next((h.record_id for h in reversed(done.history) if h.record_id), None)
+                if done.status == "approved" and record_id:
+                    return self.records.read(record_id)
             draft = self._pending(draft_id, "approve", expected_version)
             target = source_of or (draft.supersedes if _RECORD_ID.match(draft.supersedes or "") else None)
             if target:
@@ -233,49 +301,63 @@ class Reviews:
                 "updated_at": now,
             }
 
+            stamped["sources"] = with_draft(stamped.get("sources") or [], draft)
+            # which draft a source came from is bookkeeping, not a reviewer's change
+            marked = with_draft(machine.get("sources") or [], draft)
+
             def build(record_id: str) -> Record:
                 base = self.settings.library_base_url.rstrip("/")
                 url = f"{base}/{record_id}" if base else None  # null unless the curator names a library
                 data = stamped | {"id": record_id, "url": stamped.get("url") or url}
                 return validate_as(Record, data, what=f"record {record_id} from {draft.draft_id}")
 
-            record = self._create_record(build)
-            approved = record.model_dump(mode="json")
-            self._decide(
-                draft,
-                HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
-                {"status": "approved"},
-                {
-                    "drafter": draft.source.drafter,
-                    "changes": [
-                        c
-                        for c in field_diff(machine, approved)
-                        if c["field"].split(".")[0] not in _NOT_EDITABLE
-                        # the library URL is stamped at approval; a change only when edited
-                        and (c["field"] != "url" or "url" in edits)
-                    ],
-                },
-            )
+            # The id is reserved under the records lock (held only while it is allocated), and the
+            # reservation is kept until the decision is written.
+            with self.records.reserve(build) as (record, reservation):
+                approved = record.model_dump(mode="json")
+                self._decide(
+                    draft,
+                    HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
+                    {"status": "approved"},
+                    {
+                        "drafter": draft.source.drafter,
+                        "changes": [
+                            c
+                            for c in field_diff(machine | {"sources": marked}, approved)
+                            if c["field"].split(".")[0] not in _NOT_EDITABLE
+                            # the library URL is stamped at approval; a change only when edited
+                            and (c["field"] != "url" or "url" in edits)
+                        ],
+                    },
+                    record=record,
+                    reservation=reservation,
+                )
             return record
 
     # -- a record's later versions (flows/lifecycle.py): every write goes through _write_version --
 
-    def _write_version(
-        self,
-        record_id: str,
-        body: dict[str, Any],
-        *,
-        by: str,
-        at: str,
-        action: str,
-        details: dict[str, Any] | None = None,
-        allow_same: bool = False,
-    ) -> Record:
-        """The one place a record's new version is written (history kept, one audit line)."""
-        versions = RecordVersions(self.records, self.audit)
-        return versions.write(
-            record_id, body, by=by, at=at, action=action, details=details, allow_same=allow_same
-        ).record
+    def _write_version(self, version: Version, *, by: str, at: str, action: str) -> Record:
+        """A record's new version without a draft (a correction): the earlier version into
+        history, the record, and its audit line, in one journal intent."""
+        line = audit_entry(
+            action=action,
+            at=at,
+            by=by,
+            version=version.version,
+            record_id=version.record.id,
+            changes=version.changes,
+        )
+        with journal.intent(
+            self.settings.data_dir,
+            action=action,
+            by=by,
+            at=at,
+            version=version.version,
+            record_id=version.record.id,
+            steps=[*version.steps, journal.audit(line)],
+        ):
+            pass
+        return version.record
 
     def _refuse_known_source(self, draft: Draft, body: RecordBody) -> None:
         """A new record for a source a record already lists would be a second record of it."""
@@ -306,11 +388,11 @@ class Reviews:
                     for key in ("sources", "docs")
                 }
                 body = apply_edits(body, edits) if edits else body
-                action, allow_same = "source-added", False
+                allow_same = False
             else:
                 machine = draft.record.model_dump(mode="json")
                 body = apply_edits(machine, edits) if edits else machine
-                action, allow_same = "updated", True
+                allow_same = True
             validate_as(
                 RecordBody, {k: v for k, v in body.items() if k != "id"}, what=f"draft {draft.draft_id}"
             )
@@ -318,31 +400,36 @@ class Reviews:
             if bad_urls:
                 named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
                 raise RecordInvalid(f"draft {draft.draft_id}: {named}", bad_urls)
-            details: dict[str, Any] = {"draft_id": draft.draft_id}
+            body["sources"] = with_draft(body.get("sources") or [], draft)
+            planned = plan_version(self.records, record_id, body, by=reviewer, at=now, allow_same=allow_same)
+            details: dict[str, Any] = {"drafter": draft.source.drafter, "record_version": planned.version}
             if as_source:
+                details["source_of"] = record_id
                 details["source"] = draft.source.canonical_url or draft.source.url
                 details["evidence"] = {
                     k: [e.model_dump(mode="json") for e in v] for k, v in draft.evidence.items()
                 }
-            record = self._write_version(
-                record_id, body, by=reviewer, at=now, action=action, details=details, allow_same=allow_same
-            )
-            approved = record.model_dump(mode="json")
+                details["changes"] = []
+            else:
+                # what the reviewer changed at this approval (the draft held the source's proposals)
+                machine = draft.record.model_dump(mode="json")
+                approved = planned.record.model_dump(mode="json")
+                details["changes"] = [
+                    c
+                    for c in field_diff(machine | {"sources": body["sources"]}, approved)
+                    if c["field"].split(".")[0] not in (*_NOT_EDITABLE, "url")
+                ]
+                details["source_changes"] = [
+                    c["field"] for c in draft.changes if c.get("action") == "proposed"
+                ]
             self._decide(
                 draft,
                 HistoryEntry(at=now, by=reviewer, action="approved", record_id=record_id),
                 {"status": "approved"},
-                {
-                    "drafter": draft.source.drafter,
-                    "changes": []
-                    if as_source
-                    else [
-                        c
-                        for c in field_diff(draft.record.model_dump(mode="json"), approved)
-                        if c["field"].split(".")[0] not in (*_NOT_EDITABLE, "url")
-                    ],
-                },
+                details,
+                version=planned,
             )
+            record = planned.record
             return record
 
     def correct(self, record_id: str, *, reviewer: str, edits: Any, now: str | None = None) -> Record:
@@ -370,7 +457,8 @@ class Reviews:
             if bad_urls:
                 named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
                 raise RecordInvalid(f"{record_id}: {named}", bad_urls)
-            return self._write_version(record_id, body, by=reviewer, at=now, action="corrected")
+            planned = plan_version(self.records, record_id, body, by=reviewer, at=now)
+            return self._write_version(planned, by=reviewer, at=now, action="corrected")
 
     def supersede(self, draft_id: str, *, newer: str, by: str, now: str | None = None) -> Draft | None:
         """Close a pending draft that a newer draft of the same source replaces (None if not pending)."""
@@ -405,6 +493,10 @@ class Reviews:
             raise ReviewError("--reason must say why the draft is rejected (rejections are data)")
         reason = reason.strip() or REJECT_CODES[code or "other"]
         with self._deciding(draft_id) as draft_id:
+            if self._finished_by_recovery(draft_id, "rejected", reviewer):
+                done = self.queue.get(draft_id)
+                if done.status == "rejected":
+                    return done
             draft = self._pending(draft_id, "reject", expected_version)
             return self._decide(
                 draft,
@@ -508,7 +600,8 @@ class Reviews:
 
     def stats(self) -> dict[str, Any]:
         """From the audit log: acceptance rate, rejection reasons, most-edited fields per drafter."""
-        entries = self.audit.entries()
+        read = self.audit.read()
+        entries = read.entries
         # A reopened draft's earlier rejection no longer counts: its last decision does.
         last: dict[str, dict[str, Any]] = {}
         for entry in entries:
@@ -519,24 +612,23 @@ class Reviews:
         decided = list(last.values())
         approved = [e for e in decided if e["action"] == "approved"]
         rejected = [e for e in decided if e["action"] == "rejected"]
-        codes = Counter(e.get("code") or "(no code)" for e in rejected)
+        codes = Counter(str(e.get("code") or "(no code)") for e in rejected)
         drafters: dict[str, dict[str, Any]] = {}
         # Edits saved before a decision count with the approval they led to.
         saved_edits: dict[str, set[str]] = {}
         for entry in entries:
             if entry.get("action") == "edited":
-                saved_edits.setdefault(entry.get("draft_id", ""), set()).update(
-                    c["field"].split(".")[0] for c in entry.get("changes", [])
-                )
+                saved_edits.setdefault(entry.get("draft_id", ""), set()).update(_fields(entry))
         for entry in approved:
-            drafter = entry.get("drafter") or self._drafter_of(entry.get("draft_id", ""))
+            drafter = str(entry.get("drafter") or self._drafter_of(str(entry.get("draft_id", ""))))
             slot = drafters.setdefault(drafter, {"approved": 0, "edited": 0, "fields": Counter()})
             slot["approved"] += 1
-            fields = {c["field"].split(".")[0] for c in entry.get("changes", [])}
+            fields = _fields(entry)
             fields |= saved_edits.get(entry.get("draft_id", ""), set())
             slot["edited"] += bool(fields)
             slot["fields"].update(fields)
-        by_status = Counter(d.status for d in self.queue.drafts())
+        drafts, unreadable = self.queue.scan()
+        by_status = Counter(d.status for d in drafts)
         return {
             "decisions": len(decided),
             "approved": len(approved),
@@ -552,10 +644,15 @@ class Reviews:
                 }
                 for name, slot in sorted(drafters.items())
             },
+            # What could not be counted: damaged draft files, audit lines that are not entries.
+            "unreadable": {
+                "drafts": [str(u.path) for u in unreadable],
+                "audit_lines": [str(b) for b in read.bad],
+            },
         }
 
     def _drafter_of(self, draft_id: str) -> str:
         try:
             return self.queue.get(draft_id).source.drafter or "(unknown drafter)"
-        except ReviewError:
+        except (IngestError, OSError):
             return "(unknown drafter)"

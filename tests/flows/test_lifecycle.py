@@ -131,8 +131,10 @@ def test_changed_source_updates_its_record_on_the_schedule(blog, capsys, data_di
     assert sorted(p.name for p in records.glob("IL-*.json")) == ["IL-0001.json"]
     assert [s["url"] for s in after["sources"]] == [url]
     audit = [json.loads(line) for line in (records / "audit.jsonl").read_text().splitlines()]
-    assert all({"action", "at", "by"} <= set(line) for line in audit)
-    assert [a["version"] for a in audit if a["action"] == "updated"] == [2]
+    assert all({"action", "at", "by", "version"} <= set(line) for line in audit)
+    update = [a for a in audit if a.get("record_version") == 2]
+    assert len(update) == 1 and update[0]["action"] == "approved" and update[0]["record_id"] == "IL-0001"
+    assert "summary" in update[0]["source_changes"] and update[0]["changes"] == []
     _validate_clean(capsys)
 
 

@@ -93,9 +93,11 @@ def test_a_second_write_up_is_added_as_a_source(capsys, data_dir: Path) -> None:
     record = json.loads(records[0].read_text())
     assert [s["url"] for s in record["sources"]] == [make_draft(1).source.url, make_draft(2).source.url]
     assert record["title"] == {"en": "API outage"}  # the record keeps its own text
-    line = [a for a in _audit(data_dir) if a["action"] == "source-added"][0]
+    (line,) = [a for a in _audit(data_dir) if a.get("source_of") == record_id]
+    assert line["action"] == "approved" and line["draft_id"] == draft_id and line["record_version"] == 2
     assert line["evidence"]["summary"][0]["quote"] == "DNS outage follow-up number 2."
     assert QueueStore(data_dir / "records" / "queue").get(draft_id).status == "approved"
+    assert all({"action", "at", "by", "version"} <= set(a) for a in _audit(data_dir))
     assert run(capsys, "validate").code == 0
 
     # a draft of a source a record already lists is not a new record
