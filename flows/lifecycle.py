@@ -199,15 +199,18 @@ def apply_edits(base: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-EDITS_HELP = """Edits: a JSON object of record fields, merged over the record.
-  text (by language)   {"summary": {"en": "What happened."}}   one language: {"summary": {"ko": null}}
-  text list            {"remediation": [{"text": {"en": "Rolled back."}}]}
-  vocabulary term      {"root_cause": "config-change"}          clear: {"root_cause": null} -> "unknown"
-  vocabulary list      {"components": ["dns", "load-balancer"]}  clear: {"components": null} -> []
-  date                 {"date": "2026-03-12"}                   clear: {"date": null}
-  object               {"impact": {"users": "all EU customers"}} clear one key: {"impact": {"users": null}}
-  any field            null clears it: {"trigger": null}
-An edit that changes nothing is refused."""
+EDITS_HELP = """Edits: a JSON object of record fields, merged over the record. One example per kind:
+text, by language: {"summary": {"en": "What happened."}}
+one language cleared: {"summary": {"ko": null}}
+list of steps: {"remediation": [{"text": {"en": "Rolled back."}}]}
+vocabulary term: {"root_cause": "config-change"}
+term cleared to "unknown": {"root_cause": null}
+vocabulary list: {"components": ["dns", "load-balancer"]}
+list cleared: {"components": null}
+date: {"date": "2026-03-12"}; cleared: {"date": null}
+object, one key: {"impact": {"users": "all EU customers"}}
+any field cleared: {"trigger": null}
+In a correction an edit that changes nothing is refused."""
 
 
 # -- writing a new version --

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 import threading
 from collections import Counter
@@ -109,14 +108,9 @@ def check_code(code: str, reason: str) -> str:
 
 
 def merge_edits(base: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
-    """A partial record over the draft: objects merge key by key, lists and scalars replace."""
-    merged = copy.deepcopy(base)
-    for key, value in edits.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = merge_edits(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
+    """A partial record over the draft: objects merge key by key, lists and scalars replace, and
+    `null` clears a field (flows/lifecycle.py `apply_edits`, the format `--help` shows)."""
+    return apply_edits(base, edits)
 
 
 def check_edits(edits: Any) -> dict[str, Any]:

@@ -96,7 +96,7 @@ def _read_edits(path: Path) -> dict:
     return data
 
 
-@app.command("approve")
+@app.command("approve", epilog=EDITS_HELP.replace("\n", "\n\n"))
 def approve(
     draft_id: str,
     reviewer: Reviewer,

@@ -138,3 +138,16 @@ def test_validate_names_duplicate_sources_and_broken_histories(capsys, data_dir:
     shutil.copy(records / f"{record_id}.json", history / "2.json")
     broken = run(capsys, "validate")
     assert broken.code == 1 and "must run 1..n" in broken.err and "not newer" in broken.err, broken.err
+
+
+def test_approve_clears_a_field_with_null(capsys, data_dir: Path) -> None:
+    draft_id = _queue(
+        data_dir, _with(make_draft(5), trigger={"en": "A wrong trigger."}, root_cause="network")
+    )
+    edits = _edits(data_dir, {"trigger": None, "root_cause": None})
+    result = run(capsys, "review", "approve", draft_id, "--reviewer", "alice", "--edits", edits)
+    assert result.code == 0, result.err
+    record = json.loads((data_dir / "records" / "IL-0001.json").read_text())
+    assert record["trigger"] == {} and record["root_cause"] == "unknown"
+    (line,) = [a for a in _audit(data_dir) if a["action"] == "approved"]
+    assert {c["field"] for c in line["changes"]} == {"trigger.en", "root_cause"}
