@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import getpass
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -14,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
+from flows.lifecycle import EDITS_HELP, same_incident
 from flows.related import rank_related
 from flows.review import REJECT_CODES
 from flows.store.damaged import summary_line
@@ -275,6 +277,9 @@ def _draft_page(
         "blocks": text_blocks(doc),
         "sections": doc.sections if doc else [],
         "related": suggestions(draft, values, recs) if draft.status == "pending" else [],
+        "same_incident": same_incident(draft.record, recs)
+        if draft.status == "pending" and not draft.supersedes
+        else [],
         "orgs": sorted({r.org for r in recs if r.org}, key=str.casefold),
         "pickers": pickers(),
         "prev_id": prev_id,
@@ -433,6 +438,37 @@ async def reopen(request: Request, draft_id: str) -> Response:
     return see_other(f"/drafts/{draft.draft_id}?{urlencode({'done': f'reopened {draft.draft_id}'})}")
 
 
+@review.post("/drafts/{draft_id}/add-source")
+async def add_source(request: Request, draft_id: str) -> Response:
+    """Approve a draft as another write-up of a record: its source added to that record."""
+    form = await checked_form(request)
+
+    def decide() -> Response:
+        record = services(request).reviews.approve(
+            valid_draft_id(draft_id),
+            reviewer=reviewer_of(request),
+            expected_version=_version_of(form),
+            source_of=str(form.get("record_id", "")),
+        )
+        return _after_decision(request, draft_id, f"approved {draft_id} as a source of {record.id}")
+
+    return await run_in_threadpool(decide)
+
+
+@review.post("/records/{record_id}/correct")
+async def correct_record(request: Request, record_id: str) -> Response:
+    """Correct this record: the form's JSON edits written as its next version."""
+    form = await checked_form(request)
+    try:
+        edits = json.loads(str(form.get("edits", "")))
+    except json.JSONDecodeError as exc:
+        raise RecordInvalid(f"the edits are not valid JSON: {exc}") from exc
+    record = await run_in_threadpool(
+        services(request).reviews.correct, record_id, reviewer=reviewer_of(request), edits=edits
+    )
+    return see_other(f"/records/{record.id}?{urlencode({'done': f'corrected {record.id}'})}")
+
+
 # -- records -------------------------------------------------------------------------------
 
 
@@ -479,5 +515,12 @@ def record_page(request: Request, record_id: str) -> HTMLResponse:
     return render(
         request,
         "record.html",
-        {"r": record, "lang": lang, "related_groups": groups, "titles": titles, "quote": quote},
+        {
+            "r": record,
+            "lang": lang,
+            "related_groups": groups,
+            "titles": titles,
+            "quote": quote,
+            "edits_help": EDITS_HELP,
+        },
     )
