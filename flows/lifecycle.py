@@ -408,13 +408,25 @@ def redraft(settings: Settings, earlier: Draft, draft: Draft) -> tuple[Draft, st
     if record_id is not None and store.path_for(record_id).exists():
         record = store.read(record_id).model_dump(mode="json")
         edited = edited_fields(AuditLog(settings.audit_path), record_id)
+        if _added_write_up(record, new):
+            # another write-up added as a source: its change updates its source, not the record's text
+            edited = set(record) - set(_BY_URL)
         body, changes = three_way(earlier.record.model_dump(mode="json"), record, new, edited)
+        if _added_write_up(record, new):
+            changes = [c for c in changes if c["field"] in _BY_URL]
         merged = RecordBody.model_validate(body)
         return draft.model_copy(
             update={"record": merged, "supersedes": record_id, "changes": changes}
         ), record_id
     changes = field_diff(earlier.record.model_dump(mode="json"), new)
     return draft.model_copy(update={"supersedes": earlier.draft_id, "changes": changes}), earlier.draft_id
+
+
+def _added_write_up(record: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Is the changed page a write-up added to the record as a later source (not its first)?"""
+    urls = {s.get("url") for s in new.get("sources") or []}
+    listed = [s.get("url") for s in record.get("sources") or []]
+    return bool(listed) and listed[0] not in urls and bool(urls & set(listed))
 
 
 def lifecycle_lines(settings: Settings, draft: Draft) -> list[str]:

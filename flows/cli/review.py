@@ -20,7 +20,7 @@ from schema.errors import InputError, RecordInvalid
 app = typer.Typer(help="The review queue: list, show, approve, reject.", no_args_is_help=True)
 
 StatusOpt = Annotated[
-    str | None, typer.Option("--status", help="pending, approved or rejected (default: all).")
+    str | None, typer.Option("--status", help="pending, approved, rejected or superseded (default: all).")
 ]
 Reviewer = Annotated[str, typer.Option("--reviewer", help="Who takes the decision (name or handle).")]
 
@@ -46,8 +46,8 @@ def _summary_line(draft: Draft) -> str:
 @app.command("list")
 def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
     """List drafts, newest decisions last."""
-    if status not in (None, "pending", "approved", "rejected"):
-        raise typer.BadParameter("must be pending, approved or rejected", param_hint="--status")
+    if status not in (None, "pending", "approved", "rejected", "superseded"):
+        raise typer.BadParameter("must be pending, approved, rejected or superseded", param_hint="--status")
     drafts, damaged = _reviews(data_dir).queue.scan(status)  # type: ignore[arg-type]
     if damaged:
         print(summary_line(damaged, "draft"), file=sys.stderr)

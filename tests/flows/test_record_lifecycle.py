@@ -11,6 +11,7 @@ import pytest
 from flows.settings import Settings
 from flows.store.queue import QueueStore
 from schema.draft import Draft
+from schema.record import SourceRef
 from tests.cli import run
 from tests.flows.factories import make_draft
 
@@ -151,3 +152,32 @@ def test_approve_clears_a_field_with_null(capsys, data_dir: Path) -> None:
     assert record["trigger"] == {} and record["root_cause"] == "unknown"
     (line,) = [a for a in _audit(data_dir) if a["action"] == "approved"]
     assert {c["field"] for c in line["changes"]} == {"trigger.en", "root_cause"}
+
+
+def test_a_changed_write_up_added_as_a_source_updates_only_its_source(capsys, data_dir: Path) -> None:
+    from flows.lifecycle import redraft
+    from flows.review import Reviews
+
+    settings = Settings(data_dir=data_dir)
+    record_id = _approved(capsys, data_dir, _with(make_draft(1), components=["dns"]))
+    second = _with(make_draft(2, title="Follow-up"), components=["dns"])
+    Reviews(settings).approve(_queue(data_dir, second), reviewer="bob", source_of=record_id)
+    earlier = QueueStore(settings.queue_dir).get(second.draft_id)
+    url = second.source.url
+    changed = _with(
+        second,
+        summary={"en": "The follow-up, rewritten."},
+        sources=[SourceRef(url=url, archived="c-0000beef")],
+    ).model_copy(update={"draft_id": "d-" + "b" * 16})
+    draft, target = redraft(settings, earlier, changed)
+    assert target == record_id and draft.supersedes == record_id
+    assert [c["field"] for c in draft.changes] == ["sources"]
+    assert draft.record.summary == {"en": "API outage number 1."}  # the record's own text stays
+    assert [s.archived for s in draft.record.sources] == ["c-00000001", "c-0000beef"]
+    Reviews(settings).approve(
+        draft.draft_id if QueueStore(settings.queue_dir).add(draft) else "", reviewer="bob"
+    )
+    record = json.loads((data_dir / "records" / f"{record_id}.json").read_text())
+    assert [s["archived"] for s in record["sources"]] == ["c-00000001", "c-0000beef"]
+    assert record["title"] == {"en": "API outage"}
+    assert run(capsys, "validate").code == 0
