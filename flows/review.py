@@ -12,11 +12,11 @@ from typing import Any
 from flows.clock import utc_now
 from flows.lifecycle import (
     Version,
-    all_records,
     apply_edits,
     locked_record,
     merge_by_url,
     plan_version,
+    records_listing,
     source_urls,
 )
 from flows.settings import Settings
@@ -355,14 +355,13 @@ class Reviews:
 
     def _refuse_known_source(self, draft: Draft, body: RecordBody) -> None:
         """A new record for a source a record already lists would be a second record of it."""
-        urls = set(source_urls(body)) | {draft.source.canonical_url or draft.source.url}
-        for record in all_records(self.records):
-            shared = urls & set(source_urls(record))
-            if shared:
-                raise ReviewError(
-                    f"{record.id} already lists {sorted(shared)[0]} as a source: approve "
-                    f"{draft.draft_id} into it (`--source-of {record.id}`) or reject it as a duplicate"
-                )
+        found = records_listing(self.records, set(source_urls(body)) | {draft.source.canonical_url or ""})
+        if found:
+            record_id, url = found
+            raise ReviewError(
+                f"{record_id} already lists {url} as a source: approve {draft.draft_id} into it "
+                f"(`--source-of {record_id}`) or reject it as a duplicate"
+            )
 
     def _approve_into(
         self, draft: Draft, record_id: str, reviewer: str, edits: dict[str, Any], now: str, *, as_source: bool
