@@ -181,3 +181,20 @@ def test_a_changed_write_up_added_as_a_source_updates_only_its_source(capsys, da
     assert [s["archived"] for s in record["sources"]] == ["c-00000001", "c-0000beef"]
     assert record["title"] == {"en": "API outage"}
     assert run(capsys, "validate").code == 0
+
+
+def test_validate_names_a_superseded_draft_that_was_approved(capsys, data_dir: Path) -> None:
+    from flows.review import Reviews
+
+    settings = Settings(data_dir=data_dir)
+    draft_id = _queue(data_dir, make_draft(8))
+    Reviews(settings).supersede(draft_id, newer="d-" + "c" * 16, by="incident-ingest")
+    refused = run(capsys, "review", "approve", draft_id, "--reviewer", "alice")
+    assert refused.code == 1 and "superseded by d-cccccccccccccccc" in refused.err
+    # as if written by hand, or by an older version: the superseded draft approved anyway
+    path = settings.queue_dir / f"{draft_id}.json"
+    data = json.loads(path.read_text())
+    data["history"].append({"at": "2026-03-13T10:00:00Z", "by": "mallory", "action": "approved"})
+    path.write_text(json.dumps(data))
+    result = run(capsys, "validate")
+    assert result.code == 1 and f"draft {draft_id} was superseded and then approved" in result.err, result.err
