@@ -14,8 +14,9 @@ in a child process on a free loopback port, then measures, from this process ove
 Prints p50/p95 of each, and checks that every decision is in records/audit.jsonl exactly once.
 Targets: queue and draft pages p95 < 150 ms; approvals p95 < 250 ms with 20 reviewers.
 Exit 0 when all are met. The server is stopped at the end (and on any error).
---dir puts the data directory elsewhere (e.g. /dev/shm): an approval makes five fsyncs (record,
-its folder, the draft, its folder, the audit line), so on a slow disk approvals measure the disk.
+--dir puts the data directory elsewhere (e.g. /dev/shm): an approval makes seven fsyncs (its
+intent, the journal folder, the record, its folder, the draft, its folder, the audit line), so on a
+slow disk approvals measure the disk.
 --stores-only measures the 20 reviewers' approvals without the server: threads of this process
 call Reviews.approve on the same data directory (the stores, their locks and fsyncs, no HTTP);
 --fsync-ms adds that many ms after each fsync, as a slow disk would (the GIL is released, as

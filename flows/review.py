@@ -160,8 +160,8 @@ class Reviews:
         any decision a crash left unfinished finished first (it may be this draft's)."""
         full = self.queue.resolve(draft_id)
         with _locked(str(self.queue.lock_path(full))), self.queue.lock_for(full):
-            if journal.pending(self.settings.data_dir):
-                self.notes += journal.recover(self.settings.data_dir)
+            if journal.pending(self.settings.data_dir):  # usually other reviewers' live intents
+                self.notes += journal.recover(self.settings.data_dir, tidy=False, wait_for=full)
             yield full
 
     def _finished_by_recovery(self, draft_id: str, action: str, reviewer: str) -> bool:

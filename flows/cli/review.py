@@ -12,6 +12,7 @@ import typer
 from flows.cli.common import DataDir, JsonFlag, make_settings
 from flows.lifecycle import EDITS_HELP, lifecycle_lines
 from flows.review import REJECT_CODES, Reviews
+from flows.store import journal
 from flows.store.atomic import dumps_model
 from flows.store.damaged import summary_line
 from schema.draft import Draft
@@ -218,5 +219,7 @@ def serve(
         check_bind(host, settings.review_token.get_secret_value())
     except InputError as exc:  # a configuration to fix, not a failure: exit 2 like other usage errors
         raise typer.BadParameter(str(exc), param_hint="--host") from exc
+    for note in journal.recover(settings.data_dir):  # before the app opens it: said here, once
+        print(f"note: {note}", file=sys.stderr)
     print(f"serving {settings.data_dir} at http://{host}:{port}/ (Ctrl-C stops)")
     run(settings, host, port)

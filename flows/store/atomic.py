@@ -181,23 +181,26 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def open_append(path: Path) -> int:
-    """`path` opened for appending (made, with the umask's mode, if missing; its folder too)."""
+    """`path` opened for appending, and reading with pread (made, with the umask's mode, if
+    missing; its folder too)."""
     try:
-        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
 
 
-def append_whole(fd: int, data: bytes, path: Path) -> None:
-    """One O_APPEND write of `data`, checked for length and fsynced; a short or failed write is
-    cut off again, so the file holds all of `data` or none of it (ENOSPC when the disk filled)."""
+def append_whole(fd: int, data: bytes, path: Path, *, sync: bool = True) -> None:
+    """One O_APPEND write of `data`, checked for length and fsynced (unless `sync` is False: the
+    caller fsyncs after releasing its lock); a short or failed write is cut off again, so the
+    file holds all of `data` or none of it (ENOSPC when the disk filled)."""
     size = os.fstat(fd).st_size
     try:
         written = os.write(fd, data)
         if written != len(data):
             raise OSError(errno.ENOSPC, "No space left on device (short write)", str(path))
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     except BaseException:
         # If even that fails, the reader skips and reports a torn tail; the next append moves it aside.
         with contextlib.suppress(OSError):

@@ -107,9 +107,9 @@ class AuditLog:
             raise ValueError(f"an audit entry needs {', '.join(REQUIRED)}: {entry!r} lacks {missing}")
         data = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         faults.before("audit", self.path)
-        with file_lock(self._lock_path()):
-            fd = open_append(self.path)
-            try:
+        fd = open_append(self.path)
+        try:
+            with file_lock(self._lock_path()):
                 moved = self._set_torn_tail_aside(fd)
                 if moved:
                     log.warning("%s", moved)
@@ -117,9 +117,11 @@ class AuditLog:
                     os.write(fd, data[: len(data) // 2])
                     os.fsync(fd)
                     faults.kill_now()
-                append_whole(fd, data, self.path)
-            finally:
-                os.close(fd)
+                append_whole(fd, data, self.path, sync=False)
+            # fsynced outside the lock: concurrent deciders' fsyncs share the file system's commits
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def repair(self) -> str | None:
         """Move a torn tail aside now (at the start of a command); a line saying so, or None."""
@@ -133,7 +135,7 @@ class AuditLog:
             if handle.read(1) == b"\n":
                 return None
         with file_lock(self._lock_path()):
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
             try:
                 return self._set_torn_tail_aside(fd)
             finally:
@@ -143,7 +145,7 @@ class AuditLog:
         """With the lock held: a last line without its newline is cut off the log and appended to
         audit.jsonl.torn, so the next line starts on a line of its own."""
         size = os.fstat(fd).st_size
-        if size == 0:
+        if size == 0 or os.pread(fd, 1, size - 1) == b"\n":
             return None
         with open(self.path, "rb") as handle:
             end = size

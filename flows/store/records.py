@@ -16,6 +16,7 @@ except ImportError:  # not POSIX
 
 from flows.store import faults
 from flows.store.atomic import create_bytes, dumps_model, file_lock
+from flows.store.damaged import load
 from schema.record import Record
 
 RECORD_FILE = re.compile(r"^IL-(\d{4,})\.json$")
@@ -72,7 +73,8 @@ class RecordStore:
         return self.folder / f"{record_id}.json"
 
     def read(self, record_id: str) -> Record:
-        return Record.model_validate_json(self.path_for(record_id).read_text(encoding="utf-8"))
+        """The record; `Damaged` (an InputError naming the file) when its file cannot be read."""
+        return load(self.path_for(record_id), Record, "record")
 
     def create(self, build: Callable[[str], Record]) -> Record:
         """Allocate the next id, and write the record `build(id)` makes.

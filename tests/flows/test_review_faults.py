@@ -252,3 +252,38 @@ def test_a_real_full_disk_never_makes_an_orphan_record(small_disk: Path, leave: 
     assert [e["record_id"] for e in audit_lines(data_dir)] == ["IL-0001"]
     assert leftovers(data_dir) == []
     assert_validate_clean(data_dir)
+
+
+def test_a_decider_waits_for_a_command_finishing_its_draft(data_dir: Path) -> None:
+    import fcntl
+    import threading
+
+    from flows.store import journal
+    from schema.errors import ReviewError
+
+    draft_id = queue_one(data_dir)
+    assert incidents(
+        data_dir, "review", "approve", draft_id, "--reviewer", "alice", fault="after:record"
+    ).returncode
+    (intent,) = journal.pending(data_dir)
+    assert f"-{draft_id}-" in intent.name
+    fd = os.open(intent, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as another command finishing it holds it
+    reviews = Reviews(Settings(data_dir=data_dir))  # its own recovery leaves the locked intent alone
+    outcome: list[str] = []
+
+    def approve() -> None:
+        try:
+            outcome.append(reviews.approve(draft_id, reviewer="bob").id)
+        except ReviewError as exc:
+            outcome.append(str(exc))
+
+    thread = threading.Thread(target=approve)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive() and outcome == []  # waiting, not deciding on a half-written approval
+    os.close(fd)
+    thread.join(30)
+    assert outcome == [f"cannot approve {draft_id}: already approved as IL-0001"]
+    assert record_files(data_dir) == ["IL-0001.json"]
+    assert [e["by"] for e in audit_lines(data_dir)] == ["alice"]
