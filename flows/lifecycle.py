@@ -520,6 +520,12 @@ def gone_marks(records_dir: Path) -> dict[str, dict[str, Any]]:
     return data if isinstance(data, dict) else {}
 
 
+def gone_sources(records_dir: Path, record: RecordBody) -> list[dict[str, Any]]:
+    """The record's sources found gone: {url, at, why} each (records/marks/gone.json)."""
+    marks = gone_marks(records_dir)
+    return [{"url": url} | marks[url] for url in source_urls(record) if url in marks]
+
+
 def mark_gone(settings: Settings, url: str, why: str, *, at: str | None = None) -> str | None:
     """Mark the records listing `url` as having lost that source (records are never deleted):
     records/marks/gone.json and one audit line per record. Returns the ids marked, or None."""

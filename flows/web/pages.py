@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
-from flows.lifecycle import EDITS_HELP, same_incident
+from flows.lifecycle import EDITS_HELP, gone_sources, same_incident
 from flows.related import rank_related
 from flows.review import REJECT_CODES
 from flows.store.damaged import summary_line
@@ -522,5 +522,6 @@ def record_page(request: Request, record_id: str) -> HTMLResponse:
             "titles": titles,
             "quote": quote,
             "edits_help": EDITS_HELP,
+            "gone": gone_sources(svc.settings.records_dir, record),
         },
     )

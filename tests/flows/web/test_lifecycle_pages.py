@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from flows.lifecycle import mark_gone
 from flows.review import Reviews
 from flows.settings import Settings
 from flows.store.queue import QueueStore
@@ -65,6 +66,11 @@ def test_add_as_a_source_and_correct_this_record(app, data_dir: Path) -> None:  
     assert same.status_code == 409 and "change nothing" in same.text
     bad = client.post(f"/records/{record.id}/correct", data={"csrf": token, "edits": "{nope"})
     assert bad.status_code == 422 and "not valid JSON" in bad.text
+
+    assert "Sources gone" not in client.get(f"/records/{record.id}").text
+    assert mark_gone(settings, second.source.url, "HTTP 410 Gone") == record.id
+    shown = client.get(f"/records/{record.id}").text
+    assert "Sources gone" in shown and "HTTP 410 Gone" in shown and second.source.url in shown
 
 
 def test_a_changed_draft_shows_its_diff_against_the_record(app, data_dir: Path) -> None:  # type: ignore[no-untyped-def]
