@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date as Date
@@ -62,24 +64,47 @@ def records_by_source(records: Iterable[Record]) -> dict[str, list[str]]:
     return owners
 
 
+# Per process: each record file's source URLs, by path, with the (mtime, size) they were read at.
+# An approval then stats the record files and reads only those written since (~2 ms at 300).
+_SOURCES: dict[str, tuple[tuple[int, int], tuple[str, ...]]] = {}
+_SOURCES_LOCK = threading.Lock()
+
+
+def _source_index(folder: Path) -> dict[str, tuple[str, ...]]:
+    """Record id -> its source URLs, for every record file in `folder`."""
+    if not folder.is_dir():
+        return {}
+    found: dict[str, tuple[str, ...]] = {}
+    with os.scandir(folder) as listing:
+        entries = [e for e in listing if RECORD_FILE.match(e.name)]
+    for entry in entries:
+        try:
+            stat = entry.stat()
+        except OSError:
+            continue
+        key = (stat.st_mtime_ns, stat.st_size)
+        with _SOURCES_LOCK:
+            cached = _SOURCES.get(entry.path)
+        if cached is None or cached[0] != key:
+            try:
+                data = json.loads(Path(entry.path).read_text(encoding="utf-8"))
+                urls = tuple(str(s.get("url")) for s in data.get("sources") or [] if isinstance(s, dict))
+            except (OSError, ValueError, AttributeError):
+                continue  # `incidents validate` names it
+            cached = (key, urls)
+            with _SOURCES_LOCK:
+                _SOURCES[entry.path] = cached
+        found[entry.name.removesuffix(".json")] = cached[1]
+    return found
+
+
 def records_listing(store: RecordStore, urls: set[str]) -> tuple[str, str] | None:
-    """(record id, url) of a record whose sources list one of `urls`, or None. Each file's text is
-    searched for the quoted URL first (a few ms at hundreds of records); only a hit is parsed."""
-    wanted = {json.dumps(u, ensure_ascii=False): u for u in urls if u}
-    for path in store.paths():
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if not any(quoted in text for quoted in wanted):
-            continue
-        try:
-            record = Record.model_validate_json(text)
-        except ValueError:
-            continue
-        shared = sorted(set(source_urls(record)) & set(wanted.values()))
+    """(record id, url) of a record whose sources list one of `urls`, or None."""
+    wanted = {u for u in urls if u}
+    for record_id, listed in sorted(_source_index(store.folder).items()):
+        shared = sorted(wanted.intersection(listed))
         if shared:
-            return record.id, shared[0]
+            return record_id, shared[0]
     return None
 
 
