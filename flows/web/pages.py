@@ -18,7 +18,6 @@ from starlette.concurrency import run_in_threadpool
 from flows.lifecycle import EDITS_HELP, gone_sources, same_incident
 from flows.related import rank_related
 from flows.review import REJECT_CODES
-from flows.store.damaged import summary_line
 from flows.web.forms import edits_between, from_form, items_text, languages_of
 from flows.web.security import (
     CSRF_COOKIE,
@@ -191,8 +190,8 @@ def queue_page(request: Request) -> HTMLResponse:
         "hosts": sorted({r.host for r in rows if r.host}),
         "now": now_utc(),
         "done": request.query_params.get("done", ""),
-        "unreadable": summary_line(bad, "draft") if (bad := services(request).unreadable_drafts()) else "",
     }
+    context["unreadable"] = services(request).unreadable_line()  # damaged draft files, named
     response = render(request, "queue.html", context)
     set_cookie(response, "incidents_queue", wanted.query())
     return response

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 
 from flows.review import Reviews
 from flows.settings import Settings
-from flows.store.damaged import load
 from schema.document import Document
 from schema.draft import DRAFT_ID_PATTERN, Draft
 from schema.errors import ArchiveError, InputError
@@ -230,6 +229,13 @@ class Services:
         base = self.settings.data_dir
         return [p.relative_to(base) if p.is_relative_to(base) else p for p in self._summaries.unreadable]
 
+    def unreadable_line(self) -> str:
+        """`1 draft cannot be read: records/queue/d-....json ...` for the queue page, or ""."""
+        from flows.store.damaged import summary_line
+
+        bad = self.unreadable_drafts()
+        return summary_line(bad, "draft") if bad else ""
+
     def draft(self, draft_id: str) -> Draft:
         return self.reviews.queue.get(valid_draft_id(draft_id))
 
@@ -242,6 +248,8 @@ class Services:
         path = self.settings.records_dir / f"{record_id}.json"
         if not path.is_file():
             raise InputError(f"no record {record_id}")
+        from flows.store.damaged import load
+
         return load(path, Record, "record")  # a damaged file is a one-line error, not a 500
 
     def orgs(self) -> list[str]:

@@ -170,6 +170,8 @@ def test_leftovers_are_cleaned_and_reported_live_ones_kept(data_dir: Path) -> No
     _old(queue_tmp)
     fresh_tmp = records / ".IL-0005.json.new.tmp"
     fresh_tmp.write_text("{")  # just made: its writer may not have locked it yet
+    soon = time.time() + 60  # "just made" however slowly this test runs
+    os.utime(fresh_tmp, (soon, soon))
     dead_reservation = records / ".IL-0003.reserved"
     dead_reservation.touch()  # reservations are told by their lock alone (taken under the records lock)
     live_reservation = records / ".IL-0006.reserved"
