@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -134,6 +135,30 @@ class SeenStore(SqliteStore):
     def mark(self, url: str, source: str, title: str | None) -> None:
         self.execute("INSERT OR IGNORE INTO seen (url, source, title) VALUES (?, ?, ?)", (url, source, title))
 
+    # When each entry was last fetched (a re-check of a seen entry, on the source's `recheck`).
+    def _checked_table(self) -> None:
+        self.execute("CREATE TABLE IF NOT EXISTS checked (url TEXT PRIMARY KEY, at REAL NOT NULL)")
+
+    def due(self, url: str, after: int, now: float) -> bool:
+        """Is a seen entry due for a re-check `after` seconds after it was last fetched?"""
+        self._checked_table()
+        row = self.one("SELECT at FROM checked WHERE url = ?", (url,))
+        if row is None:
+            first = self.one("SELECT first_seen FROM seen WHERE url = ?", (url,))
+            if first is None or not first[0]:
+                return True
+            from datetime import datetime
+
+            row = (datetime.fromisoformat(str(first[0]).replace("Z", "+00:00")).timestamp(),)
+        return bool(now - float(row[0]) >= after)
+
+    def checked(self, url: str, now: float) -> None:
+        self._checked_table()
+        self.execute(
+            "INSERT INTO checked (url, at) VALUES (?, ?) ON CONFLICT(url) DO UPDATE SET at=excluded.at",
+            (url, now),
+        )
+
 
 LISTING_TYPES = frozenset(
     {
@@ -246,7 +271,20 @@ def _discover_groups(
                 if canonical in queued:
                     continue
                 queued.add(canonical)
-                if group.kind != "urls" and seen.seen(canonical):
+                after = group.recheck_after
+                recheck = after is not None and group.kind != "urls" and seen.seen(canonical)
+                if recheck and not seen.due(canonical, after, time.time()):  # type: ignore[arg-type]
+                    recheck = False
+                    outcomes.append(
+                        Outcome(
+                            source=url,
+                            status="unchanged",
+                            reason=f"checked within {group.recheck} (recheck of {group.name})",
+                            url=canonical,
+                        )
+                    )
+                    continue
+                if group.kind != "urls" and seen.seen(canonical) and not recheck:
                     entry = ledger.get(canonical)
                     then = f", skipped then: {entry.skipped}" if entry and entry.skipped else ""
                     outcomes.append(
@@ -297,11 +335,14 @@ def remember(outcomes: list[Outcome], settings: Settings) -> None:
     """Mark as seen every URL that reached a final state; failures stay unseen, to be tried again."""
     from flows.fetch import canonicalize_url
 
-    final = {"drafted", "duplicate", "unchanged", "changed", "skipped"}
+    final = {"drafted", "duplicate", "unchanged", "changed", "skipped", "gone"}
+    now = time.time()
     store = SeenStore(settings.raw_dir / "discovery.sqlite")
     try:
         for outcome in outcomes:
             if outcome.status in final and is_url(outcome.source):
                 store.mark(canonicalize_url(outcome.source), "", None)
+                if outcome.reason is None or not outcome.reason.startswith(("seen before", "checked within")):
+                    store.checked(canonicalize_url(outcome.source), now)
     finally:
         store.close()

@@ -18,7 +18,7 @@ from schema.errors import IngestError, SkipSource
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Status = Literal["drafted", "duplicate", "unchanged", "changed", "skipped", "failed"]
+Status = Literal["drafted", "duplicate", "unchanged", "changed", "skipped", "failed", "gone"]
 JobKind = Literal["url", "page", "warc"]
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from flows.lifecycle import same_incident_why
 from schema.record import Record, RecordBody
 
 # Root causes that say nothing shared about two incidents.
@@ -43,11 +44,19 @@ class Related:
     components: tuple[str, ...]
     same_org: bool
     date: str | None
+    # Another write-up of the same incident (flows/lifecycle.py same_incident_why): a source to
+    # add to it, never a recurrence of it.
+    same_incident: bool = False
 
     @property
     def may_recur(self) -> bool:
-        """Same organisation and the same cause or a shared component: a possible `recurrence_of`."""
-        return self.same_org and (self.root_cause is not None or bool(self.components))
+        """Same organisation and the same cause or a shared component, and not another write-up of
+        the same incident: a possible `recurrence_of`."""
+        return (
+            self.same_org
+            and (self.root_cause is not None or bool(self.components))
+            and not self.same_incident
+        )
 
 
 def _same_org(a: RecordBody, b: RecordBody) -> bool:
@@ -86,7 +95,8 @@ def compare(subject: RecordBody, other: Record) -> Related | None:
         + WEIGHTS["symptom"] * len(symptoms)
         + WEIGHTS["org"] * same_org
     )
-    return Related(other.id, score, tuple(why), shared_cause, components, same_org, other.date)
+    same = same_incident_why(subject, other) is not None
+    return Related(other.id, score, tuple(why), shared_cause, components, same_org, other.date, same)
 
 
 def rank_related(

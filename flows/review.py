@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import re
 import threading
 from collections import Counter
@@ -11,6 +10,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from flows.clock import utc_now
+from flows.lifecycle import (
+    Version,
+    apply_edits,
+    locked_record,
+    merge_by_url,
+    plan_version,
+    records_listing,
+    source_urls,
+)
 from flows.settings import Settings
 from flows.store import journal
 from flows.store.audit import AuditLog, audit_entry, field_diff
@@ -48,6 +56,7 @@ REJECT_CODES: dict[str, str] = {
     "other": "other",
 }
 _DUPLICATE_OF = re.compile(r"\bIL-\d{4,}\b")
+_RECORD_ID = re.compile(r"^IL-\d{4,}$")
 
 
 def _fields(entry: dict[str, Any]) -> set[str]:
@@ -105,14 +114,9 @@ def _comment(comment: str | None) -> dict[str, str]:
 
 
 def merge_edits(base: dict[str, Any], edits: dict[str, Any]) -> dict[str, Any]:
-    """A partial record over the draft: objects merge key by key, lists and scalars replace."""
-    merged = copy.deepcopy(base)
-    for key, value in edits.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = merge_edits(merged[key], value)
-        else:
-            merged[key] = copy.deepcopy(value)
-    return merged
+    """A partial record over the draft: objects merge key by key, lists and scalars replace, and
+    `null` clears a field (flows/lifecycle.py `apply_edits`, the format `--help` shows)."""
+    return apply_edits(base, edits)
 
 
 def check_edits(edits: Any) -> dict[str, Any]:
@@ -183,6 +187,7 @@ class Reviews:
         *,
         record: Record | None = None,
         reservation: Any = None,
+        version: Version | None = None,
     ) -> Draft:
         """One decision on `draft`: `update` and the history `entry` saved as its next version (a
         stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details;
@@ -205,6 +210,8 @@ class Reviews:
         steps = [journal.write("draft", self.queue.path_for(draft.draft_id), draft_text(saved))]
         if record is not None:
             steps.insert(0, journal.write("record", self.records.path_for(record.id), record_text(record)))
+        if version is not None:  # a new version of an existing record: its history, then it
+            steps = [*version.steps, *steps]
         with journal.intent(
             self.settings.data_dir,
             action=entry.action,
@@ -238,6 +245,12 @@ class Reviews:
                 f"cannot {action} {draft.draft_id}: it was rejected "
                 "(reopen it first: `incidents review reopen`)"
             )
+        if draft.status == "superseded":
+            newer = next((h.reason for h in reversed(draft.history) if h.action == "superseded"), None)
+            raise ReviewError(
+                f"cannot {action} {draft.draft_id}: it was superseded by {newer or 'a newer draft'} "
+                "of the same source; review that one"
+            )
         return draft
 
     def approve(
@@ -249,6 +262,7 @@ class Reviews:
         now: str | None = None,
         expected_version: int | None = None,
         comment: str | None = None,
+        source_of: str | None = None,
     ) -> Record:
         now = now or utc_now()
         if not reviewer.strip():
@@ -261,6 +275,9 @@ class Reviews:
                 if done.status == "approved" and record_id:
                     return self.records.read(record_id)
             draft = self._pending(draft_id, "approve", expected_version)
+            target = source_of or (draft.supersedes if _RECORD_ID.match(draft.supersedes or "") else None)
+            if target:
+                return self._approve_into(draft, target, reviewer, edits, now, as_source=bool(source_of))
             machine = draft.record.model_dump(mode="json")
             merged = merge_edits(machine, edits) if edits else machine  # a fresh dump: no copy
             # Validate the merge before an id is spent or anything is written.
@@ -275,6 +292,7 @@ class Reviews:
                     "addresses: give the page's web address in these fields with --edits",
                     bad_urls,
                 )
+            self._refuse_known_source(draft, body)
             stamped = body.model_dump(mode="json") | {
                 "review": {
                     "written_by": body.review.written_by,
@@ -317,6 +335,145 @@ class Reviews:
                     reservation=reservation,
                 )
             return record
+
+    # -- a record's later versions (flows/lifecycle.py): every write goes through _write_version --
+
+    def _write_version(self, version: Version, *, by: str, at: str, action: str) -> Record:
+        """A record's new version without a draft (a correction): the earlier version into
+        history, the record, and its audit line, in one journal intent."""
+        line = audit_entry(
+            action=action,
+            at=at,
+            by=by,
+            version=version.version,
+            record_id=version.record.id,
+            changes=version.changes,
+        )
+        with journal.intent(
+            self.settings.data_dir,
+            action=action,
+            by=by,
+            at=at,
+            version=version.version,
+            record_id=version.record.id,
+            steps=[*version.steps, journal.audit(line)],
+        ):
+            pass
+        return version.record
+
+    def _refuse_known_source(self, draft: Draft, body: RecordBody) -> None:
+        """A new record for a source a record already lists would be a second record of it."""
+        found = records_listing(self.records, set(source_urls(body)) | {draft.source.canonical_url or ""})
+        if found:
+            record_id, url = found
+            raise ReviewError(
+                f"{record_id} already lists {url} as a source: approve {draft.draft_id} into it "
+                f"(`--source-of {record_id}`) or reject it as a duplicate"
+            )
+
+    def _approve_into(
+        self, draft: Draft, record_id: str, reviewer: str, edits: dict[str, Any], now: str, *, as_source: bool
+    ) -> Record:
+        """Approve a draft into an existing record: a changed source's new version (the draft holds
+        the three-way merge against the record), or another write-up added as a source."""
+        if not _RECORD_ID.match(record_id):
+            raise ReviewError(f"{record_id!r} is not a record id (IL-NNNN)")
+        with _locked(f"record:{record_id}"), locked_record(self.records, record_id):
+            if not self.records.path_for(record_id).exists():
+                raise ReviewError(f"no record {record_id} in {self.records.folder}")
+            current = self.records.read(record_id).model_dump(mode="json")
+            if as_source:
+                added = draft.record.model_dump(mode="json")
+                body = current | {
+                    key: merge_by_url(current.get(key) or [], added.get(key) or [])
+                    for key in ("sources", "docs")
+                }
+                body = apply_edits(body, edits) if edits else body
+                allow_same = False
+            else:
+                machine = draft.record.model_dump(mode="json")
+                body = apply_edits(machine, edits) if edits else machine
+                allow_same = True
+            validate_as(
+                RecordBody, {k: v for k, v in body.items() if k != "id"}, what=f"draft {draft.draft_id}"
+            )
+            bad_urls = url_problems(RecordBody.model_validate({k: v for k, v in body.items() if k != "id"}))
+            if bad_urls:
+                named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
+                raise RecordInvalid(f"draft {draft.draft_id}: {named}", bad_urls)
+            body["sources"] = with_draft(body.get("sources") or [], draft)
+            planned = plan_version(self.records, record_id, body, by=reviewer, at=now, allow_same=allow_same)
+            details: dict[str, Any] = {"drafter": draft.source.drafter, "record_version": planned.version}
+            if as_source:
+                details["source_of"] = record_id
+                details["source"] = draft.source.canonical_url or draft.source.url
+                details["evidence"] = {
+                    k: [e.model_dump(mode="json") for e in v] for k, v in draft.evidence.items()
+                }
+                details["changes"] = []
+            else:
+                # what the reviewer changed at this approval (the draft held the source's proposals)
+                machine = draft.record.model_dump(mode="json")
+                approved = planned.record.model_dump(mode="json")
+                details["changes"] = [
+                    c
+                    for c in field_diff(machine | {"sources": body["sources"]}, approved)
+                    if c["field"].split(".")[0] not in (*_NOT_EDITABLE, "url")
+                ]
+                details["source_changes"] = [
+                    c["field"] for c in draft.changes if c.get("action") == "proposed"
+                ]
+            self._decide(
+                draft,
+                HistoryEntry(at=now, by=reviewer, action="approved", record_id=record_id),
+                {"status": "approved"},
+                details,
+                version=planned,
+            )
+            record = planned.record
+            return record
+
+    def correct(self, record_id: str, *, reviewer: str, edits: Any, now: str | None = None) -> Record:
+        """A correction of an approved record: `edits` over it, written as its next version (the
+        earlier one kept in records/history/), with the field diff in the audit log. `null` clears
+        a field; edits that change nothing are refused."""
+        now = now or utc_now()
+        if not reviewer.strip():
+            raise ReviewError("--reviewer must name who corrects")
+        edits = check_edits(edits)
+        if not edits:
+            raise ReviewError(f"no edits for {record_id}: give the fields to change (see --help)")
+        if not _RECORD_ID.match(record_id):
+            raise ReviewError(f"{record_id!r} is not a record id (IL-NNNN)")
+        with _locked(f"record:{record_id}"), locked_record(self.records, record_id):
+            if not self.records.path_for(record_id).exists():
+                raise ReviewError(
+                    f"no record {record_id} in {self.records.folder} (see `incidents library list`)"
+                )
+            current = self.records.read(record_id).model_dump(mode="json")
+            body = apply_edits(current, edits)
+            bad_urls = url_problems(
+                validate_as(RecordBody, {k: v for k, v in body.items() if k != "id"}, what=record_id)
+            )
+            if bad_urls:
+                named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
+                raise RecordInvalid(f"{record_id}: {named}", bad_urls)
+            planned = plan_version(self.records, record_id, body, by=reviewer, at=now)
+            return self._write_version(planned, by=reviewer, at=now, action="corrected")
+
+    def supersede(self, draft_id: str, *, newer: str, by: str, now: str | None = None) -> Draft | None:
+        """Close a pending draft that a newer draft of the same source replaces (None if not pending)."""
+        now = now or utc_now()
+        with self._deciding(draft_id) as draft_id:
+            draft = self.queue.get(draft_id)
+            if draft.status != "pending":
+                return None
+            return self._decide(
+                draft,
+                HistoryEntry(at=now, by=by, action="superseded", reason=newer),
+                {"status": "superseded"},
+                {"superseded_by": newer},
+            )
 
     def reject(
         self,

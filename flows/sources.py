@@ -33,6 +33,20 @@ class SourceGroup(BaseModel):
     schedule: str | None = None  # cron, e.g. "0 6 * * *"
     group: str = "default"  # sources with the same group share one scheduled deployment
     max_entries: int = Field(default=500, ge=1)
+    # Re-check entries seen before (a conditional fetch) once this long has passed since the last
+    # check: "0" every run, "12h", "7d"; unset: an entry is fetched once (feeds and sitemaps).
+    recheck: str | None = None
+
+    @field_validator("recheck")
+    @classmethod
+    def _recheck(cls, value: str | None) -> str | None:
+        if value is not None:
+            recheck_seconds(value)
+        return value
+
+    @property
+    def recheck_after(self) -> int | None:
+        return None if self.recheck is None else recheck_seconds(self.recheck)
 
     @property
     def kind(self) -> Kind:
@@ -78,6 +92,19 @@ class SourceGroup(BaseModel):
         if self.include and not any(re.search(p, url) for p in self.include):
             return False
         return not any(re.search(p, url) for p in self.exclude)
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def recheck_seconds(text: str) -> int:
+    """ "0", "90s", "30m", "12h", "7d", "2w" as seconds; ValueError otherwise."""
+    match = re.fullmatch(r"\s*(\d+)\s*([smhdw]?)\s*", text)
+    if not match or (match.group(1) != "0" and not match.group(2)):
+        raise ValueError(
+            f'{text!r} is not a duration: give "0" (every run) or a number and a unit, e.g. "12h", "7d"'
+        )
+    return int(match.group(1)) * _UNITS.get(match.group(2) or "s", 1)
 
 
 def cron_problem(expression: str) -> str | None:

@@ -15,7 +15,6 @@ from flows.drafting import Drafted, DraftTask
 from flows.jobs import Job, Outcome, Status, or_failure, unsupported
 from flows.pages import read_page
 from flows.settings import Settings
-from flows.store.audit import field_diff
 from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore
 from flows.triage import doubtful_note
@@ -123,12 +122,30 @@ class Ingestor:
 
     def prepare_url(self, job: Job) -> Outcome | DraftTask:
         from flows.fetch import canonicalize_url
+        from flows.fetch.errors import SourceGone
 
         known = self._known_urls
         canonical = canonicalize_url(job.source)  # remembered from look_up (lru_cache)
         looked_up = canonical in known.latest
         previous = known.latest[canonical] if looked_up else self.archive.latest(canonical)
-        result = self._fetcher_once().fetch(job.source, conditional=previous)
+        try:
+            result = self._fetcher_once().fetch(job.source, conditional=previous)
+        except SourceGone as exc:
+            entry = known.entries.get(canonical) if looked_up else self.ledger.get(canonical)
+            if entry is None or entry.skipped:
+                raise
+            # A page drafted before is gone: say so, and mark its record (never delete it).
+            from flows.lifecycle import mark_gone
+
+            marked = mark_gone(self.settings, canonical, str(exc))
+            return Outcome(
+                source=job.source,
+                status="gone",
+                draft_id=entry.draft_id,
+                snapshot=previous.id if previous else None,
+                url=canonical,
+                reason=str(exc) + (f"; {marked} marked gone" if marked else ""),
+            )
         try:
             if result.outcome == "unchanged":
                 entry = known.entries.get(canonical) if looked_up else self.ledger.get(canonical)
@@ -238,19 +255,16 @@ class Ingestor:
         previous = self.ledger.get(task.canonical_url)
         was = None
         if previous and previous.draft_id != draft_id and self.queue.path_for(previous.draft_id).exists():
-            # The source changed: the new draft links the earlier one and shows what changed.
-            draft = drafted.draft()
-            earlier = self.queue.get(previous.draft_id)
-            was = next((h.record_id for h in earlier.history if h.record_id), None) or earlier.draft_id
-            draft = draft.model_copy(
-                update={
-                    "supersedes": was,
-                    "changes": field_diff(
-                        earlier.record.model_dump(mode="json"), draft.record.model_dump(mode="json")
-                    ),
-                }
-            )
+            # The source changed: the new draft targets the earlier one's record (a diff against
+            # the record as approved) or the earlier draft, which it closes (flows/lifecycle.py).
+            from flows.lifecycle import redraft
+
+            draft, was = redraft(self.settings, self.queue.get(previous.draft_id), drafted.draft())
             added = self.queue.add(draft)
+            if added:  # one open draft per source: the earlier pending one is superseded
+                from flows.review import Reviews
+
+                Reviews(self.settings).supersede(previous.draft_id, newer=draft_id, by="incident-ingest")
         else:
             added = self.queue.add_text(draft_id, drafted.text)
         self.ledger.put(

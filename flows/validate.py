@@ -58,6 +58,10 @@ def check_files(paths: list[Path]) -> tuple[int, list[Problem], dict[Path, Recor
     for path in paths:
         if path.is_dir():
             files += record_files(path)
+            # one source, one record; histories that chain; no superseded draft approved
+            from flows.lifecycle import lifecycle_problems
+
+            problems += [Problem(*found) for found in lifecycle_problems(path)]
         elif path.exists():
             files.append(path)
         else:

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings
+from flows.lifecycle import EDITS_HELP, lifecycle_lines
 from flows.review import REJECT_CODES, Reviews
 from flows.store import journal
 from flows.store.atomic import dumps_model
@@ -21,7 +22,7 @@ from schema.errors import InputError, RecordInvalid
 app = typer.Typer(help="The review queue: list, show, approve, reject.", no_args_is_help=True)
 
 StatusOpt = Annotated[
-    str | None, typer.Option("--status", help="pending, approved or rejected (default: all).")
+    str | None, typer.Option("--status", help="pending, approved, rejected or superseded (default: all).")
 ]
 Reviewer = Annotated[str, typer.Option("--reviewer", help="Who takes the decision (name or handle).")]
 LaneOpt = Annotated[
@@ -54,8 +55,8 @@ def list_drafts(
     status: StatusOpt = None, lane: LaneOpt = None, as_json: JsonFlag = False, data_dir: DataDir = None
 ) -> None:
     """List drafts, newest decisions last; the gate's doubtful drafts say `doubtful`."""
-    if status not in (None, "pending", "approved", "rejected"):
-        raise typer.BadParameter("must be pending, approved or rejected", param_hint="--status")
+    if status not in (None, "pending", "approved", "rejected", "superseded"):
+        raise typer.BadParameter("must be pending, approved, rejected or superseded", param_hint="--status")
     if lane not in (None, *LANES):
         raise typer.BadParameter("must be " + " or ".join(LANES), param_hint="--lane")
     drafts, damaged = _reviews(data_dir).queue.scan(status)  # type: ignore[arg-type]
@@ -93,6 +94,9 @@ def show(draft_id: str, as_json: JsonFlag = False, data_dir: DataDir = None) -> 
     from extractors.draft import explain_draft
 
     print(explain_draft(draft) + triage_text(draft), end="")
+    lines = lifecycle_lines(make_settings(data_dir), draft)
+    if lines:
+        print("\n".join(lines))
 
 
 def _read_edits(path: Path) -> dict:
@@ -105,19 +109,52 @@ def _read_edits(path: Path) -> dict:
     return data
 
 
-@app.command("approve")
+@app.command("approve", epilog=EDITS_HELP.replace("\n", "\n\n"))
 def approve(
     draft_id: str,
     reviewer: Reviewer,
     edits: Annotated[
         Path | None, typer.Option("--edits", help="JSON file: a partial record merged over the draft.")
     ] = None,
+    source_of: Annotated[
+        str | None,
+        typer.Option(
+            "--source-of",
+            metavar="IL-NNNN",
+            help="Add the draft as another write-up (a source) of this record, not a new record.",
+        ),
+    ] = None,
     data_dir: DataDir = None,
 ) -> None:
-    """Approve a draft: write records/IL-NNNN.json, mark the draft approved, append to the audit log."""
+    """Approve a draft: write records/IL-NNNN.json, mark the draft approved, append to the audit log.
+
+    A draft of a changed source (`changed` at ingest) updates its record: the same id, a new version.
+    """
     changes = _read_edits(edits) if edits else None
-    record = _reviews(data_dir).approve(draft_id, reviewer=reviewer, edits=changes)
-    print(f"approved {draft_id} as {record.id}")
+    reviews = _reviews(data_dir)
+    supersedes = reviews.queue.get(draft_id).supersedes or ""
+    record = reviews.approve(draft_id, reviewer=reviewer, edits=changes, source_of=source_of)
+    if source_of:
+        print(f"approved {draft_id} as a source of {record.id}")
+    elif supersedes == record.id:
+        print(f"approved {draft_id} as {record.id} (updated: a new version, the earlier one in history)")
+    else:
+        print(f"approved {draft_id} as {record.id}")
+
+
+@app.command("correct", epilog=EDITS_HELP.replace("\n", "\n\n"))
+def correct(
+    record_id: Annotated[str, typer.Argument(metavar="IL-NNNN", help="The record to correct.")],
+    reviewer: Reviewer,
+    edits: Annotated[
+        Path, typer.Option("--edits", help="JSON file: the fields to change (null clears one).")
+    ],
+    data_dir: DataDir = None,
+) -> None:
+    """Correct an approved record: the edits become its next version; the earlier one is kept in
+    records/history/IL-NNNN/ and the change in the audit log."""
+    record = _reviews(data_dir).correct(record_id, reviewer=reviewer, edits=_read_edits(edits))
+    print(f"corrected {record.id} (updated_at {record.updated_at})")
 
 
 @app.command("reject")

@@ -31,6 +31,8 @@ MESSAGES: dict[str, str] = {
     "rejected": "Rejected {draft}.",
     "saved": "Saved your edits to {draft} (version {version}); it is still pending.",
     "reopened": "Reopened {draft}: it is back in the queue.",
+    "source-added": "Approved {draft} as another source of {record}.",
+    "corrected": "Corrected {record}: a new version, the earlier one kept in its history.",
     "bulk-rejected": "Rejected {n} selected {drafts}.",
     "bulk-rejected-some": "Rejected {n} selected {drafts}; {failed} were not pending any more.",
     "bulk-undone": "Undid the bulk rejection: reopened {n} {drafts}.",

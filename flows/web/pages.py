@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
+from flows.lifecycle import EDITS_HELP, gone_sources, same_incident
 from flows.related import rank_related
 from flows.review import REJECT_CODES, Conflict
 from flows.triage import LANES
@@ -367,6 +369,9 @@ def _draft_page(
         "blocks": text_blocks(doc),
         "sections": doc.sections if doc else [],
         "related": suggestions(draft, values, recs) if draft.status == "pending" else [],
+        "same_incident": same_incident(draft.record, recs)
+        if draft.status == "pending" and not draft.supersedes
+        else [],
         "orgs": sorted({r.org for r in recs if r.org}, key=str.casefold),
         "pickers": pickers(local_language(draft.source.language)),
         "prev_id": prev_id,
@@ -658,6 +663,40 @@ def stats_page(request: Request) -> HTMLResponse:
     return render(request, "stats.html", {"stats": services(request).reviews.stats()})
 
 
+@review.post("/drafts/{draft_id}/add-source")
+async def add_source(request: Request, draft_id: str) -> Response:
+    """Approve a draft as another write-up of a record: its source added to that record."""
+    form = await checked_form(request)
+
+    who = decider(request, form)
+
+    def decide() -> Response:
+        record = services(request).reviews.approve(
+            valid_draft_id(draft_id),
+            reviewer=who,
+            expected_version=_version_of(form),
+            source_of=str(form.get("record_id", "")),
+            comment=str(form.get("comment", "")) or None,
+        )
+        return _after_decision(request, draft_id, "source-added", draft=draft_id, record=record.id)
+
+    return remember(await run_in_threadpool(decide), request, who)
+
+
+@review.post("/records/{record_id}/correct")
+async def correct_record(request: Request, record_id: str) -> Response:
+    """Correct this record: the form's JSON edits written as its next version."""
+    form = await checked_form(request)
+    try:
+        edits = json.loads(str(form.get("edits", "")))
+    except json.JSONDecodeError as exc:
+        raise RecordInvalid(f"the edits are not valid JSON: {exc}") from exc
+    who = decider(request, form)
+    record = await run_in_threadpool(services(request).reviews.correct, record_id, reviewer=who, edits=edits)
+    response = see_other(flash_url(f"/records/{record.id}", "corrected", record=record.id))
+    return remember(response, request, who)
+
+
 # -- records -------------------------------------------------------------------------------
 
 
@@ -704,5 +743,13 @@ def record_page(request: Request, record_id: str) -> HTMLResponse:
     return render(
         request,
         "record.html",
-        {"r": record, "lang": lang, "related_groups": groups, "titles": titles, "quote": quote},
+        {
+            "r": record,
+            "lang": lang,
+            "related_groups": groups,
+            "titles": titles,
+            "quote": quote,
+            "edits_help": EDITS_HELP,
+            "gone": gone_sources(svc.settings.records_dir, record),
+        },
     )
