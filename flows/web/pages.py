@@ -397,7 +397,9 @@ def _first_problem(problems: list[tuple[str, str]]) -> str | None:
 def _reviewer_changes(request: Request, draft: Draft) -> list[dict[str, Any]]:
     """What reviewers changed from the machine draft, from the audit log: saved edits and the
     approval's own diff, each with who, when and the comment."""
-    out = []
+    out: list[dict[str, Any]] = []
+    if not any(h.action in ("edited", "approved") for h in draft.history):
+        return out  # nobody changed it: the audit log need not be read
     for entry in services(request).reviews.audit.entries():
         if entry.get("draft_id") != draft.draft_id or not entry.get("changes"):
             continue
