@@ -16,6 +16,7 @@ from __future__ import annotations
 import concurrent.futures as cf
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -135,7 +136,12 @@ def start_server() -> None:
 
 
 def make_pool(workers: int) -> cf.ProcessPoolExecutor:
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=_context())
+    """Local extraction workers; each dies with this process, however it ends (flows/lifetime.py)."""
+    from flows.lifetime import guard_worker
+
+    return cf.ProcessPoolExecutor(
+        max_workers=workers, mp_context=_context(), initializer=guard_worker, initargs=(os.getpid(),)
+    )
 
 
 class PageTakenBack(Exception):

@@ -6,8 +6,10 @@ One ranking for every place that shows related records: the review page's sugges
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from schema.record import Record, RecordBody
 
@@ -18,6 +20,16 @@ _UNINFORMATIVE_CAUSES = frozenset({"unknown", "other"})
 # library groups related incidents by; contributing factors and symptoms only break ties, and the
 # organisation alone never makes two incidents related (it makes a related one a recurrence).
 WEIGHTS = {"root_cause": 3.0, "component": 2.0, "contributing": 1.0, "symptom": 0.5, "org": 1.0}
+
+# Causes and components too common to tie two incidents on their own (flows/data/related.json).
+_GENERIC: dict[str, frozenset[str]] = {
+    kind: frozenset(terms)
+    for kind, terms in json.loads(
+        (Path(__file__).parent / "data" / "related.json").read_text(encoding="utf-8")
+    )["generic"].items()
+}
+GENERIC_CAUSES = _GENERIC.get("root_cause", frozenset())
+GENERIC_COMPONENTS = _GENERIC.get("component", frozenset())
 
 
 @dataclass(frozen=True)
@@ -49,8 +61,10 @@ def compare(subject: RecordBody, other: Record) -> Related | None:
     cause = subject.root_cause if subject.root_cause not in _UNINFORMATIVE_CAUSES else None
     shared_cause = cause if cause is not None and cause == other.root_cause else None
     components = tuple(c for c in subject.components if c in other.components)
-    if shared_cause is None and not components:
-        return None
+    if (shared_cause is None or shared_cause in GENERIC_CAUSES) and all(
+        c in GENERIC_COMPONENTS for c in components
+    ):
+        return None  # nothing shared, or only terms too common to say anything
     contributing = [c for c in subject.contributing if c in other.contributing]
     symptoms = [s for s in subject.symptoms if s in other.symptoms]
     same_org = _same_org(subject, other)

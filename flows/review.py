@@ -12,14 +12,29 @@ from typing import Any
 
 from flows.clock import utc_now
 from flows.settings import Settings
-from flows.store.audit import AuditLog, field_diff
-from flows.store.queue import QueueStore
-from flows.store.records import RecordStore
+from flows.store import journal
+from flows.store.audit import AuditLog, audit_entry, field_diff
+from flows.store.queue import QueueStore, draft_text
+from flows.store.records import RecordStore, record_text
 from flows.validate import url_problems
 from schema.draft import Draft, HistoryEntry
-from schema.errors import RecordInvalid, ReviewError
+from schema.errors import IngestError, RecordInvalid, ReviewError
 from schema.record import Record, RecordBody
 from schema.validation import validate_as
+
+
+def with_draft(sources: list[dict[str, Any]], draft: Draft) -> list[dict[str, Any]]:
+    """The record's sources with the one this draft was made from marked `draft: <id>` (the
+    source with the draft's URL, else the first): `incidents validate`
+    then finds two records made from one draft."""
+    marked = [dict(s) for s in sources]
+    target = next((s for s in marked if s.get("url") == draft.source.url), None)
+    if target is None and marked:
+        target = next((s for s in marked if not s.get("draft")), marked[0])
+    if target is not None:
+        target["draft"] = draft.draft_id
+    return marked
+
 
 # Fields a reviewer may not set through edits: the id is allocated, review is stamped here.
 _NOT_EDITABLE = ("id", "review", "updated_at")
@@ -33,6 +48,16 @@ REJECT_CODES: dict[str, str] = {
     "other": "other",
 }
 _DUPLICATE_OF = re.compile(r"\bIL-\d{4,}\b")
+
+
+def _fields(entry: dict[str, Any]) -> set[str]:
+    """The top-level fields an audit entry's `changes` name (malformed items skipped)."""
+    changes = entry.get("changes")
+    if not isinstance(changes, list):
+        return set()
+    return {
+        c["field"].split(".")[0] for c in changes if isinstance(c, dict) and isinstance(c.get("field"), str)
+    }
 
 
 class Conflict(ReviewError):
@@ -118,46 +143,80 @@ def _locked(key: str) -> Iterator[None]:
 
 
 class Reviews:
-    """The review queue's decisions; safe with several reviewers in several processes."""
+    """The review queue's decisions; safe with several reviewers in several processes.
+
+    Each decision is all or nothing (flows/store/journal.py): an intent first, then the record,
+    the draft and the audit line. Opening the data directory finishes what a crash left (`notes`
+    says what was done; the commands print it)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.queue = QueueStore(settings.queue_dir)
         self.records = RecordStore(settings.records_dir)
         self.audit = AuditLog(settings.audit_path)
+        self.notes: list[journal.Note] = journal.recover(settings.data_dir)
 
     @contextmanager
     def _deciding(self, draft_id: str) -> Iterator[str]:
-        """The full id, with the draft's lock held (in this process and across processes)."""
+        """The full id, with the draft's lock held (in this process and across processes), and
+        any decision a crash left unfinished finished first (it may be this draft's)."""
         full = self.queue.resolve(draft_id)
         with _locked(str(self.queue.lock_path(full))), self.queue.lock_for(full):
+            if journal.pending(self.settings.data_dir):  # usually other reviewers' live intents
+                self.notes += journal.recover(self.settings.data_dir, tidy=False)
             yield full
 
-    def _create_record(self, build: Any) -> Record:
-        # RecordStore.create holds its locks (thread and file) only while it allocates the id.
-        return self.records.create(build)
+    def _finished_by_recovery(self, draft_id: str, action: str, reviewer: str) -> bool:
+        """True when this very decision (same draft, action and reviewer) was interrupted and has
+        just been finished: the retry reports it done rather than refusing it."""
+        return any(
+            n.finished and n.draft_id == draft_id and n.action == action and n.by == reviewer
+            for n in self.notes
+        )
 
     def _decide(
-        self, draft: Draft, entry: HistoryEntry, update: dict[str, Any], audit: dict[str, Any]
+        self,
+        draft: Draft,
+        entry: HistoryEntry,
+        update: dict[str, Any],
+        audit: dict[str, Any],
+        *,
+        record: Record | None = None,
+        reservation: Any = None,
     ) -> Draft:
         """One decision on `draft`: `update` and the history `entry` saved as its next version (a
-        stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details."""
+        stale version is a Conflict), then the audit line: who, when, what, and `audit`'s details;
+        with `record`, the record file first. All through one journal intent."""
         # `draft` was read under its lock, which _deciding holds until the decision is written.
-        saved = self.queue.save(
+        saved = self.queue.next_version(
             draft.model_copy(update=update | {"history": [*draft.history, entry]}),
             expected_version=draft.version,
             current=draft,
         )
-        self.audit.append(
-            {
-                "at": entry.at,
-                "by": entry.by,
-                "action": entry.action,
-                "draft_id": draft.draft_id,
-                "record_id": entry.record_id,
-            }
-            | audit
+        line = audit_entry(
+            action=entry.action,
+            at=entry.at,
+            by=entry.by,
+            version=saved.version,
+            draft_id=draft.draft_id,
+            record_id=entry.record_id,
+            **audit,
         )
+        steps = [journal.write("draft", self.queue.path_for(draft.draft_id), draft_text(saved))]
+        if record is not None:
+            steps.insert(0, journal.write("record", self.records.path_for(record.id), record_text(record)))
+        with journal.intent(
+            self.settings.data_dir,
+            action=entry.action,
+            by=entry.by,
+            at=entry.at,
+            draft_id=draft.draft_id,
+            version=saved.version,
+            record_id=entry.record_id,
+            steps=[*steps, journal.audit(line)],
+            cleanup=[reservation] if reservation is not None else [],
+        ):
+            pass
         return saved
 
     def _pending(self, draft_id: str, action: str, expected_version: int | None = None) -> Draft:
@@ -196,6 +255,11 @@ class Reviews:
             raise ReviewError("--reviewer must name who approves")
         edits = check_edits(edits or {})
         with self._deciding(draft_id) as draft_id:
+            if self._finished_by_recovery(draft_id, "approved", reviewer):
+                done = self.queue.get(draft_id)
+                record_id = next((h.record_id for h in reversed(done.history) if h.record_id), None)
+                if done.status == "approved" and record_id:
+                    return self.records.read(record_id)
             draft = self._pending(draft_id, "approve", expected_version)
             machine = draft.record.model_dump(mode="json")
             merged = merge_edits(machine, edits) if edits else machine  # a fresh dump: no copy
@@ -220,30 +284,38 @@ class Reviews:
                 "updated_at": now,
             }
 
+            stamped["sources"] = with_draft(stamped.get("sources") or [], draft)
+            # which draft a source came from is bookkeeping, not a reviewer's change
+            marked = with_draft(machine.get("sources") or [], draft)
+
             def build(record_id: str) -> Record:
                 base = self.settings.library_base_url.rstrip("/")
                 url = f"{base}/{record_id}" if base else None  # null unless the curator names a library
                 data = stamped | {"id": record_id, "url": stamped.get("url") or url}
                 return validate_as(Record, data, what=f"record {record_id} from {draft.draft_id}")
 
-            record = self._create_record(build)
-            approved = record.model_dump(mode="json")
-            self._decide(
-                draft,
-                HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
-                {"status": "approved"},
-                {
-                    "drafter": draft.source.drafter,
-                    "changes": [
-                        c
-                        for c in field_diff(machine, approved)
-                        if c["field"].split(".")[0] not in _NOT_EDITABLE
-                        # the library URL is stamped at approval; a change only when edited
-                        and (c["field"] != "url" or "url" in edits)
-                    ],
-                }
-                | _comment(comment),
-            )
+            # The id is reserved under the records lock (held only while it is allocated), and the
+            # reservation is kept until the decision is written.
+            with self.records.reserve(build) as (record, reservation):
+                approved = record.model_dump(mode="json")
+                self._decide(
+                    draft,
+                    HistoryEntry(at=now, by=reviewer, action="approved", record_id=record.id),
+                    {"status": "approved"},
+                    {
+                        "drafter": draft.source.drafter,
+                        "changes": [
+                            c
+                            for c in field_diff(machine | {"sources": marked}, approved)
+                            if c["field"].split(".")[0] not in _NOT_EDITABLE
+                            # the library URL is stamped at approval; a change only when edited
+                            and (c["field"] != "url" or "url" in edits)
+                        ],
+                    }
+                    | _comment(comment),
+                    record=record,
+                    reservation=reservation,
+                )
             return record
 
     def reject(
@@ -266,6 +338,10 @@ class Reviews:
             raise ReviewError("--reason must say why the draft is rejected (rejections are data)")
         reason = reason.strip() or REJECT_CODES[code or "other"]
         with self._deciding(draft_id) as draft_id:
+            if self._finished_by_recovery(draft_id, "rejected", reviewer):
+                done = self.queue.get(draft_id)
+                if done.status == "rejected":
+                    return done
             draft = self._pending(draft_id, "reject", expected_version)
             return self._decide(
                 draft,
@@ -380,7 +456,8 @@ class Reviews:
 
     def stats(self) -> dict[str, Any]:
         """From the audit log: acceptance rate, rejection reasons, most-edited fields per drafter."""
-        entries = self.audit.entries()
+        read = self.audit.read()
+        entries = read.entries
         # A reopened draft's earlier rejection no longer counts: its last decision does.
         last: dict[str, dict[str, Any]] = {}
         for entry in entries:
@@ -391,24 +468,23 @@ class Reviews:
         decided = list(last.values())
         approved = [e for e in decided if e["action"] == "approved"]
         rejected = [e for e in decided if e["action"] == "rejected"]
-        codes = Counter(e.get("code") or "(no code)" for e in rejected)
+        codes = Counter(str(e.get("code") or "(no code)") for e in rejected)
         drafters: dict[str, dict[str, Any]] = {}
         # Edits saved before a decision count with the approval they led to.
         saved_edits: dict[str, set[str]] = {}
         for entry in entries:
             if entry.get("action") == "edited":
-                saved_edits.setdefault(entry.get("draft_id", ""), set()).update(
-                    c["field"].split(".")[0] for c in entry.get("changes", [])
-                )
+                saved_edits.setdefault(entry.get("draft_id", ""), set()).update(_fields(entry))
         for entry in approved:
-            drafter = entry.get("drafter") or self._drafter_of(entry.get("draft_id", ""))
+            drafter = str(entry.get("drafter") or self._drafter_of(str(entry.get("draft_id", ""))))
             slot = drafters.setdefault(drafter, {"approved": 0, "edited": 0, "fields": Counter()})
             slot["approved"] += 1
-            fields = {c["field"].split(".")[0] for c in entry.get("changes", [])}
+            fields = _fields(entry)
             fields |= saved_edits.get(entry.get("draft_id", ""), set())
             slot["edited"] += bool(fields)
             slot["fields"].update(fields)
-        by_status = Counter(d.status for d in self.queue.drafts())
+        drafts, unreadable = self.queue.scan()
+        by_status = Counter(d.status for d in drafts)
         return {
             "decisions": len(decided),
             "approved": len(approved),
@@ -424,10 +500,15 @@ class Reviews:
                 }
                 for name, slot in sorted(drafters.items())
             },
+            # What could not be counted: damaged draft files, audit lines that are not entries.
+            "unreadable": {
+                "drafts": [str(u.path) for u in unreadable],
+                "audit_lines": [str(b) for b in read.bad],
+            },
         }
 
     def _drafter_of(self, draft_id: str) -> str:
         try:
             return self.queue.get(draft_id).source.drafter or "(unknown drafter)"
-        except ReviewError:
+        except (IngestError, OSError):
             return "(unknown drafter)"

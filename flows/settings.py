@@ -127,6 +127,12 @@ class Settings(BaseSettings):
     llm_concurrency: int = Field(
         default=2, description="Model requests in flight at once, per ingest process"
     )
+    # The library (issue 37): browsers on other sites may read the JSON API only when allowed here.
+    library_cors_origins: str = Field(
+        default="",
+        description="Comma-separated origins (https://example.org) whose pages may read the library's "
+        "JSON API from a browser (CORS); * for any; empty: none",
+    )
 
     @property
     def raw_dir(self) -> Path:

@@ -52,6 +52,9 @@ class SourceRef(_Strict):
     kind: SourceKind = "blog"  # type: ignore[valid-type]
     license: str = "unknown"
     archived: str | None = None
+    # The review-queue draft this source was approved from (set by `incidents review approve`):
+    # `incidents validate` reports two records from one draft. Absent on records made by hand.
+    draft: str | None = Field(default=None, pattern=r"^d-[0-9a-f]{16}$", exclude_if=lambda v: v is None)
 
 
 class Item(_Strict):

@@ -11,6 +11,9 @@ from pathlib import Path
 
 from flows.archive.capture import Capture
 from flows.store.sqlite import in_chunks
+from schema.errors import ArchiveError
+
+INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS captures (
@@ -89,10 +92,41 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     raise sqlite3.OperationalError(f"cannot open {path} for reading")
 
 
-class Index:
-    """A thread-safe handle on the index; every writer also holds raw/.lock (see warc.py)."""
+def warc_files_in(raw: Path) -> list[str]:
+    """The WARC files under raw/, relative to it, sorted."""
+    if not raw.is_dir():
+        return []
+    return sorted(
+        str(p.relative_to(raw))
+        for p in raw.rglob("*")
+        if p.name.endswith((".warc", ".warc.gz")) and p.is_file()
+    )
 
-    def __init__(self, path: Path) -> None:
+
+def lost_index(path: Path) -> str | None:
+    """Why the index at `path` must not be created afresh: it is missing while WARC files lie
+    beside it (a new, empty index would hide every capture they hold); None when it may be."""
+    if path.name != INDEX_NAME or path.exists():
+        return None
+    count = len(warc_files_in(path.parent))
+    if not count:
+        return None
+    return (
+        f"{path} is missing while {path.parent} holds {count} WARC file{'s' if count != 1 else ''}; "
+        "`incidents archive reindex` rebuilds it from them (nothing else was changed)"
+    )
+
+
+class Index:
+    """A thread-safe handle on the index; every writer also holds raw/.lock (see warc.py).
+
+    A missing index beside WARC files is an ArchiveError pointing to `archive reindex`, never a
+    new empty index; `fresh=True` (the rebuild itself) creates one wherever it is asked to."""
+
+    def __init__(self, path: Path, *, fresh: bool = False) -> None:
+        why = None if fresh else lost_index(path)
+        if why:
+            raise ArchiveError(why)
         self.read_only = path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
         if self.read_only:
             # A read-only data directory (a snapshot, a mount): list, show and verify still read it.

@@ -145,7 +145,14 @@ def verify(raw: Path, index: Index) -> Report:
         if p.is_file() and p.name.endswith((".warc", ".warc.gz"))
     }
     for name in sorted(on_disk - set(known)):
-        problems.append(Problem(name, None, "a WARC file the index does not know; import it or remove it"))
+        problems.append(
+            Problem(
+                name,
+                None,
+                "a WARC file the index does not know; `incidents archive reindex` rebuilds the index "
+                "from every WARC file in raw/ (a file from elsewhere: `incidents archive import` it)",
+            )
+        )
     for name, row in sorted(known.items()):
         path = raw / name
         if not path.exists():

@@ -114,6 +114,38 @@ def verify(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
 
 
 @app.command()
+def reindex(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
+    """Rebuild raw/index.sqlite from the WARC files (saved pages and imports included).
+
+    Capture ids stay the same, so drafts and records still point at their captures. The old
+    index, if any, is kept beside it as index.sqlite.replaced-STAMP. Exit 1 when a WARC file
+    could not be read whole (its readable records are indexed; `archive verify` says more)."""
+    from flows.archive.reindex import reindex as run_reindex
+
+    settings = make_settings(data_dir)
+    raw = settings.raw_dir
+    if not raw.is_dir():
+        raise InputError(f"{raw} does not exist: nothing to reindex (check --data-dir)")
+    done = run_reindex(raw, settings.warc_max_bytes)
+    if as_json:
+        print(json.dumps(done.as_dict(), indent=1))
+    else:
+        for problem in done.problems:
+            print(f"problem: {problem}")
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(done.captures.items()))
+        print(
+            f"rebuilt {raw / 'index.sqlite'}: {done.files} WARC files, {done.total} captures"
+            + (f" ({kinds})" if kinds else "")
+            + (f", {done.skipped} imported records skipped" if done.skipped else "")
+        )
+        if done.old_index:
+            kept = "; ".join(f"{n} {what}" for what, n in done.carried.items()) or "nothing readable"
+            print(f"the old index is kept as {raw / done.old_index} (carried over: {kept})")
+    if done.problems:
+        raise typer.Exit(1)
+
+
+@app.command()
 def refresh(
     urls: Annotated[list[str] | None, typer.Argument(help="URLs to re-fetch (archived ones).")] = None,
     all_: Annotated[bool, typer.Option("--all", help="Every archived http(s) URL.")] = False,

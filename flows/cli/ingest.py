@@ -146,6 +146,10 @@ def _temporary_server_spawned() -> bool:
 def _run(request: IngestRequest, settings: Settings, *, verbose: bool, bar: bool) -> list[Outcome]:
     """The ingest flow over `request`, with a progress bar on a terminal."""
     quiet_prefect(verbose)
+    if not os.environ.get("PREFECT_API_URL"):
+        from flows.lifetime import guard_prefect_server
+
+        guard_prefect_server()  # its temporary server ends with this process, even on kill -9
     warm_here(request, settings)  # a small run drafts in this process: warm it while Prefect starts
     from flows.pipeline import reporter, run_ingest, warm_workers
 

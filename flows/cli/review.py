@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -10,8 +11,9 @@ import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings
 from flows.review import REJECT_CODES, Reviews
+from flows.store import journal
 from flows.store.atomic import dumps_model
-from flows.store.queue import QueueStore
+from flows.store.damaged import summary_line
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
@@ -21,6 +23,14 @@ StatusOpt = Annotated[
     str | None, typer.Option("--status", help="pending, approved or rejected (default: all).")
 ]
 Reviewer = Annotated[str, typer.Option("--reviewer", help="Who takes the decision (name or handle).")]
+
+
+def _reviews(data_dir: Path | None) -> Reviews:
+    """The data directory's reviews, interrupted decisions finished first: each said on stderr."""
+    reviews = Reviews(make_settings(data_dir))
+    for note in reviews.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return reviews
 
 
 def _first(text: dict[str, str]) -> str:
@@ -38,8 +48,9 @@ def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: D
     """List drafts, newest decisions last."""
     if status not in (None, "pending", "approved", "rejected"):
         raise typer.BadParameter("must be pending, approved or rejected", param_hint="--status")
-    queue = QueueStore(make_settings(data_dir).queue_dir)
-    drafts = list(queue.drafts(status))  # type: ignore[arg-type]
+    drafts, damaged = _reviews(data_dir).queue.scan(status)  # type: ignore[arg-type]
+    if damaged:
+        print(summary_line(damaged, "draft"), file=sys.stderr)
     if as_json:
         rows = [
             {
@@ -63,7 +74,7 @@ def list_drafts(status: StatusOpt = None, as_json: JsonFlag = False, data_dir: D
 @app.command("show")
 def show(draft_id: str, as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
     """Show one draft (an id or a unique prefix of one)."""
-    draft = QueueStore(make_settings(data_dir).queue_dir).get(draft_id)
+    draft = _reviews(data_dir).queue.get(draft_id)
     if as_json:
         print(dumps_model(draft), end="")
         return
@@ -93,7 +104,7 @@ def approve(
 ) -> None:
     """Approve a draft: write records/IL-NNNN.json, mark the draft approved, append to the audit log."""
     changes = _read_edits(edits) if edits else None
-    record = Reviews(make_settings(data_dir)).approve(draft_id, reviewer=reviewer, edits=changes)
+    record = _reviews(data_dir).approve(draft_id, reviewer=reviewer, edits=changes)
     print(f"approved {draft_id} as {record.id}")
 
 
@@ -109,7 +120,7 @@ def reject(
     data_dir: DataDir = None,
 ) -> None:
     """Reject a draft, keeping it and the reason."""
-    draft = Reviews(make_settings(data_dir)).reject(draft_id, reviewer=reviewer, reason=reason, code=code)
+    draft = _reviews(data_dir).reject(draft_id, reviewer=reviewer, reason=reason, code=code)
     print(f"rejected {draft.draft_id}")
 
 
@@ -121,14 +132,19 @@ def reopen(
     data_dir: DataDir = None,
 ) -> None:
     """Put a rejected draft back in the queue; its history, the rejection too, is kept."""
-    draft = Reviews(make_settings(data_dir)).reopen(draft_id, reviewer=reviewer, reason=reason)
+    draft = _reviews(data_dir).reopen(draft_id, reviewer=reviewer, reason=reason)
     print(f"reopened {draft.draft_id}")
 
 
 @app.command("stats")
 def stats(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
     """What reviewers did: acceptance rate, rejection reasons, most-edited fields per drafter version."""
-    figures = Reviews(make_settings(data_dir)).stats()
+    figures = _reviews(data_dir).stats()
+    unreadable = figures["unreadable"]
+    for line in unreadable["audit_lines"]:
+        print(line, file=sys.stderr)
+    if unreadable["drafts"]:
+        print(summary_line(unreadable["drafts"], "draft"), file=sys.stderr)
     if as_json:
         print(json.dumps(figures, ensure_ascii=False, indent=2))
         return
@@ -166,5 +182,7 @@ def serve(
         check_bind(host, settings.review_token.get_secret_value())
     except InputError as exc:  # a configuration to fix, not a failure: exit 2 like other usage errors
         raise typer.BadParameter(str(exc), param_hint="--host") from exc
+    for note in journal.recover(settings.data_dir):  # before the app opens it: said here, once
+        print(f"note: {note}", file=sys.stderr)
     print(f"serving {settings.data_dir} at http://{host}:{port}/ (Ctrl-C stops)")
     run(settings, host, port)

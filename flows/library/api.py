@@ -7,13 +7,14 @@ route only reads: the index refreshes itself from records/ on each request.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi import Query as Param
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, StreamingResponse
+from pydantic import ValidationError
 
-from flows.library.index import MAX_PAGE_SIZE, LibraryIndex, Query, Sort
+from flows.library.index import MAX_PAGE_SIZE, MAX_RELATED, LibraryIndex, Query, Sort
 from flows.library.models import (
     UI_LANGUAGES,
     Incident,
@@ -24,7 +25,9 @@ from flows.library.models import (
 )
 from flows.library.pages import (
     STATIC,
+    TOPIC_PAGE_SIZE,
     Links,
+    error_page,
     incident_page,
     not_found_page,
     search_page,
@@ -35,8 +38,15 @@ from flows.settings import Settings
 from schema.errors import IngestError
 
 PAGES = "/library/"
+
+
+def _first_error(exc: ValidationError) -> str:
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
+
 Terms = Annotated[list[str], Param()]
-Ui = Literal["en", "ko"]
 
 
 def _query(
@@ -163,9 +173,9 @@ def router(settings: Settings, *, index: LibraryIndex | None = None) -> APIRoute
 
     @api.get("/api/incidents/{record_id}/related", response_model=list[RelatedIncident], tags=["library"])
     def related(
-        record_id: str, limit: Annotated[int, Param(ge=1, le=MAX_PAGE_SIZE)] = 10
+        record_id: str, limit: Annotated[int, Param(ge=1, le=MAX_RELATED)] = MAX_RELATED
     ) -> list[RelatedIncident]:
-        """Records sharing the root cause or components, best first, each with why."""
+        """Records sharing the root cause or components (never a generic one alone), best first, with why."""
         record = library.get(record_id)
         if record is None:
             raise HTTPException(status_code=404, detail=f"no incident {record_id} in the records")
@@ -204,10 +214,19 @@ def router(settings: Settings, *, index: LibraryIndex | None = None) -> APIRoute
     def stylesheet() -> FileResponse:
         return FileResponse(STATIC / "library.css", media_type="text/css")
 
+    def html_error(ui: str, message: str, status: int, switch: str) -> HTMLResponse:
+        ui = ui if ui in UI_LANGUAGES else "en"
+        return HTMLResponse(error_page(ui, links, message, switch=switch), status_code=status)
+
+    def page_number(value: str) -> int:
+        if not value.isdigit() or int(value) < 1:
+            raise IngestError(f"page must be a whole number from 1, not {value[:40]!r}")
+        return int(value)
+
     @api.get("/library/{ui}/", response_class=HTMLResponse, include_in_schema=False)
     def search_html(
         request: Request,
-        ui: Ui,
+        ui: str,
         q: str = "",
         org: str | None = None,
         root_cause: Terms = [],  # noqa: B006
@@ -219,31 +238,41 @@ def router(settings: Settings, *, index: LibraryIndex | None = None) -> APIRoute
         since: str | None = None,
         until: str | None = None,
         lang: str | None = None,
-        page: Annotated[int, Param(ge=1)] = 1,
+        page: str = "1",
     ) -> HTMLResponse:
-        query = _query(
-            q, org, root_cause, component, contributing, symptom, domain, severity,
-            since, until, lang, page, 20, "relevance",
-        )  # fmt: skip
-        try:
-            result = library.search(query)
-        except IngestError as exc:
-            raise HTTPException(status_code=422, detail=str(exc)) from None
         switch = PAGES + "{ui}/" + (f"?{request.url.query}" if request.url.query else "")
+        if ui not in UI_LANGUAGES:
+            return html_error("en", f"no pages in {ui[:20]!r}: use /library/en/ or /library/ko/", 404, switch)
+        try:
+            query = _query(
+                q, org, root_cause, component, contributing, symptom, domain, severity,
+                since, until, lang, page_number(page), 20, "relevance",
+            )  # fmt: skip
+            result = library.search(query)
+        except (IngestError, ValidationError) as exc:
+            message = str(exc) if isinstance(exc, IngestError) else _first_error(exc)
+            return html_error(ui, message, 422, switch)
         return HTMLResponse(search_page(ui, links, result, switch=switch))
 
     @api.get("/library/{ui}/incidents/{record_id}", response_class=HTMLResponse, include_in_schema=False)
-    def incident_html(ui: Ui, record_id: str) -> HTMLResponse:
+    def incident_html(ui: str, record_id: str) -> HTMLResponse:
         switch = PAGES + "{ui}/incidents/" + record_id
+        if ui not in UI_LANGUAGES:
+            return html_error("en", f"no pages in {ui[:20]!r}: use /library/en/ or /library/ko/", 404, switch)
         found = library.incident(record_id)
         if found is None:
             return HTMLResponse(not_found_page(ui, links, record_id, switch=switch), status_code=404)
         return HTMLResponse(incident_page(ui, links, found, switch=switch))
 
     @api.get("/library/{ui}/topics/{kind}/{term}", response_class=HTMLResponse, include_in_schema=False)
-    def topic_html(ui: Ui, kind: str, term: str, page: Annotated[int, Param(ge=1)] = 1) -> HTMLResponse:
-        found = topic_of(kind, term, page, MAX_PAGE_SIZE)
-        switch = PAGES + "{ui}/topics/" + f"{found.kind}/{term}"
+    def topic_html(ui: str, kind: str, term: str, page: str = "1") -> HTMLResponse:
+        switch = PAGES + "{ui}/topics/" + f"{kind}/{term}"
+        if ui not in UI_LANGUAGES:
+            return html_error("en", f"no pages in {ui[:20]!r}: use /library/en/ or /library/ko/", 404, switch)
+        try:
+            found = library.topic(kind, term, page=page_number(page), page_size=TOPIC_PAGE_SIZE)
+        except IngestError as exc:
+            return html_error(ui, str(exc), 404, switch)
         return HTMLResponse(topic_page(ui, links, found, switch=switch))
 
     return api

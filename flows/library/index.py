@@ -9,11 +9,9 @@ change is picked up on the next query, in any process; an edit written in place 
 existing file is picked up within RESCAN_AFTER seconds.
 
 Full text: one FTS5 row per record and language (title; the other localized fields; the
-organisation), with the trigram tokenizer, which finds a Korean or Japanese word inside a sentence
-without a word segmenter, ranked by bm25. Trigrams need three characters, and many Korean and
-Japanese words have two (장애, 障害): a second FTS5 table holds each row's CJK runs as bigrams (and
-other words whole), where such a word is one token. (Scanning the rows with instr() instead took
-400 ms at 10,000 records; SQLite 3.40's trigram LIKE misses short non-ASCII patterns.)
+organisation; the labels and aliases of its vocabulary terms in every language), holding the
+tokens of flows/library/tokens.py (English stems, CJK character pairs: the one tokenizer the static
+site's index uses too), ranked by bm25.
 
 Filters and facets are answered in memory from sets of records kept as bitmasks (flows/library/
 bits.py), loaded from the index when it changes; SQLite holds the texts, the records and the terms.
@@ -28,7 +26,6 @@ import heapq
 import logging
 import math
 import os
-import re
 import sqlite3
 import threading
 import time
@@ -59,7 +56,8 @@ from flows.library.terms import (
     texts,
     topic_kind,
 )
-from flows.related import WEIGHTS, rank_related
+from flows.library.tokens import Word, fts_query, query_words, snippet, term_text, tokens
+from flows.related import GENERIC_CAUSES, GENERIC_COMPONENTS, WEIGHTS, rank_related
 from flows.settings import Settings
 from flows.store.records import RECORD_FILE
 from flows.store.sqlite import in_chunks
@@ -69,16 +67,20 @@ from schema.vocab import vocabulary
 log = logging.getLogger(__name__)
 
 INDEX_NAME = "library.sqlite"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 MAX_PAGE_SIZE = 100
+# Related incidents shown with a record: the few that say most (issue 37: ten were mostly noise).
+MAX_RELATED = 5
 # Seconds between full rescans of records/ when the folder itself has not changed: a stat of every
 # file costs about 3.5 us, so 35 ms at 10,000 records, too much to pay on every query (bench/search.py).
 RESCAN_AFTER = 1.0
-# bm25 column weights: a word in the title counts most, then the organisation, then the body.
-RANK = "bm25(5.0, 1.0, 2.0)"
+# bm25 column weights: a word in the title counts most, then the organisation, then a vocabulary
+# term's label, then the body.
+RANK = "bm25(5.0, 1.0, 2.0, 1.5)"
 
-# The bigram table keeps FTS5's full detail: with detail=none, bm25 re-tokenizes every matching
-# row (160 ms for a bigram in 2,000 records, against 3 ms).
+# Full detail: with detail=none, bm25 re-tokenizes every matching row (160 ms for a bigram in 2,000
+# records, against 3 ms). The columns hold tokens.tokens() joined by spaces, so unicode61 (without
+# its diacritics folding) splits them back into exactly those tokens.
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -91,9 +93,10 @@ CREATE TABLE IF NOT EXISTS records (
 );
 CREATE TABLE IF NOT EXISTS terms (record_id TEXT NOT NULL, kind TEXT NOT NULL, term TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS terms_by_record ON terms (record_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(title, body, org, tokenize = 'trigram');
+CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(
+    title, body, org, terms, tokenize = 'unicode61 remove_diacritics 0'
+);
 INSERT INTO texts (texts, rank) VALUES ('rank', '{RANK}');
-CREATE VIRTUAL TABLE IF NOT EXISTS grams USING fts5(tokens, tokenize = 'unicode61');
 """
 
 Sort = Literal["relevance", "newest", "oldest"]
@@ -147,45 +150,33 @@ class RefreshStats:
 _LANG_SLOTS = 64
 
 
-MAX_WORDS = 32
-
-
 def words(q: str) -> list[str]:
-    """The words of a query: whitespace-separated, quotes dropped, each one matched as a substring
-    (the first MAX_WORDS distinct ones)."""
-    return list(dict.fromkeys(w for w in q.replace('"', " ").split() if w))[:MAX_WORDS]
+    """The words of a query as typed (the first MAX_WORDS distinct ones that hold a letter or digit)."""
+    return [word.text for word in query_words(q)]
 
 
-_CJK = "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_RUNS = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
+def _snippet(item: Brief, all_words: list[Word], lang: str | None) -> str | None:
+    """Where the words matched: the title, then the summary (the query's language first), then the
+    vocabulary label or alias that matched ("certificate: 인증서")."""
+    pairs = sorted([*item.title.items(), *item.summary.items()], key=lambda pair: pair[0] != lang)
+    found = snippet([text for _, text in pairs], all_words)
+    if found is not None:
+        return found
+    for kind, term in _brief_terms(item):
+        lines = term_text(TOPIC_KINDS[kind][0], term).splitlines()
+        found = snippet([f"{term}: {line}" for line in lines], all_words)
+        if found is not None:
+            return found
+    return None
 
 
-def grams(text: str) -> list[str]:
-    """The short-word table's tokens: each CJK run's bigrams and its last character, and the other
-    words of one or two characters (only words shorter than three are looked up there)."""
-    out: list[str] = []
-    for cjk, other in _RUNS.findall(text.lower()):
-        if cjk:
-            out += [cjk[i : i + 2] for i in range(len(cjk) - 1)]
-            out.append(cjk[-1])
-        elif len(other) <= 2:
-            out.append(other)
-    return out
-
-
-def _gram_query(word: str) -> str | None:
-    """The short-word table's query for a word of one or two characters (None: it cannot match)."""
-    tokens = grams(word)
-    if not tokens:
-        return None
-    if len(tokens) == 2 and len(tokens[0]) == 2:  # a CJK bigram and its last character
-        tokens = tokens[:1]
-    parts = []
-    for token in tokens:
-        quoted = '"' + token.replace('"', '""') + '"'
-        # A single CJK character: the bigrams it starts, or itself at the end of a run.
-        parts.append(quoted + " *" if len(token) == 1 and re.match(f"[{_CJK}]", token) else quoted)
-    return " ".join(parts)
+def _brief_terms(item: Brief) -> list[tuple[str, str]]:
+    pairs = [("root_cause", item.root_cause), ("severity", item.severity)]
+    pairs += [("component", t) for t in item.components]
+    pairs += [("contributing", t) for t in item.contributing]
+    pairs += [("symptom", t) for t in item.symptoms]
+    pairs += [("domain", t) for t in item.domain]
+    return pairs
 
 
 @dataclass
@@ -278,7 +269,7 @@ class LibraryIndex:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 # New, or written by another version: it is a cache, so start again.
-                for table in ("meta", "files", "records", "terms", "texts", "grams"):
+                for table in ("meta", "files", "records", "terms", "texts", "grams"):  # grams: schema 5
                     self._db.execute(f"DROP TABLE IF EXISTS {table}")
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -395,7 +386,7 @@ class LibraryIndex:
     def rebuild(self) -> RefreshStats:
         """Forget everything and index records/ again."""
         with self._lock:
-            for table in ("files", "records", "terms", "texts", "grams"):
+            for table in ("files", "records", "terms", "texts"):
                 self._db.execute(f"DELETE FROM {table}")
             self._catalog_cache = None
             return self.refresh()
@@ -410,10 +401,7 @@ class LibraryIndex:
         self._db.execute("DELETE FROM records WHERE id = ?", (record_id,))
         self._db.execute("DELETE FROM terms WHERE record_id = ?", (record_id,))
         # By rowid range: a record's full-text rows are numbered after the record (see _LANG_SLOTS).
-        for table in ("texts", "grams"):
-            self._db.execute(
-                f"DELETE FROM {table} WHERE rowid BETWEEN ? AND ?", (first, first + _LANG_SLOTS - 1)
-            )
+        self._db.execute("DELETE FROM texts WHERE rowid BETWEEN ? AND ?", (first, first + _LANG_SLOTS - 1))
 
     def _add(self, name: str, data: bytes) -> str | None:
         """Index one record file; the problem in words when it is not a valid record."""
@@ -450,15 +438,14 @@ class LibraryIndex:
         )
         rows = texts(record)[:_LANG_SLOTS]
         first = number * _LANG_SLOTS
-        org = record.org or ""
+        org = " ".join(tokens(record.org or ""))
+        # Every language's row holds the terms' labels in every language: 인증서 finds an English record.
+        labels_ = [term_text(TOPIC_KINDS[k][0], t) for k, t in record_terms(record) if k in TOPIC_KINDS]
+        terms = " ".join(tokens("\n".join(labels_)))
         self._db.executemany(
-            "INSERT INTO texts (rowid, title, body, org) VALUES (?, ?, ?, ?)",
-            [(first + slot, title, body, org) for slot, (_, title, body) in enumerate(rows)],
-        )
-        self._db.executemany(
-            "INSERT INTO grams (rowid, tokens) VALUES (?, ?)",
+            "INSERT INTO texts (rowid, title, body, org, terms) VALUES (?, ?, ?, ?, ?)",
             [
-                (first + slot, " ".join(grams(f"{title}\n{body}\n{org}")))
+                (first + slot, " ".join(tokens(title)), " ".join(tokens(body)), org, terms)
                 for slot, (_, title, body) in enumerate(rows)
             ],
         )
@@ -581,7 +568,9 @@ class LibraryIndex:
             catalog = self._catalog()
             matched = self._filter(catalog, query)
             scores: dict[int, float] | None = None
-            all_words = words(query.q)
+            all_words = query_words(query.q)
+            if query.q.strip() and not all_words:
+                matched = 0  # only punctuation: nothing can match it
             if all_words and matched:
                 scores = self._text_scores(catalog, all_words, query.lang)
                 matched &= bits.to_mask(scores, catalog.size)
@@ -604,6 +593,7 @@ class LibraryIndex:
         if scores is not None:
             for position, item in zip(page, items, strict=True):
                 item.score = round(scores[position], 4)
+                item.snippet = _snippet(item, all_words, query.lang)
         return SearchResult(
             query=query.q,
             filters=query.filters(),
@@ -628,39 +618,21 @@ class LibraryIndex:
             matched &= catalog.date_range(query.since, query.until)
         return matched
 
-    def _text_scores(self, catalog: _Catalog, all_words: list[str], lang: str | None) -> dict[int, float]:
-        """Record position -> relevance (higher is better) of the records whose text, in one language,
-        holds every word: bm25 of the trigram table for words of 3+ characters, of the bigram table
-        for shorter ones, summed over the tables, the best of a record's languages."""
-        matches: list[tuple[str, str]] = []
-        long = [w for w in all_words if len(w) >= 3]
-        if long:
-            matches.append(("texts", " ".join('"' + w.replace('"', '""') + '"' for w in long)))
-        for word in all_words:
-            if len(word) < 3:
-                gram_query = _gram_query(word)
-                if gram_query is None:
-                    return {}
-                matches.append(("grams", gram_query))
-        # MATERIALIZED: bm25 cannot be computed where SQLite would flatten the subquery into the join.
-        ctes = ", ".join(
-            f"m{i} AS MATERIALIZED (SELECT rowid AS r, rank AS s FROM {table} WHERE {table} MATCH ?)"
-            for i, (table, _) in enumerate(matches)
-        )
-        joined = "m0" + "".join(f" JOIN m{i} USING (r)" for i in range(1, len(matches)))
-        total = " + ".join(f"m{i}.s" for i in range(len(matches)))
-        params = [match for _, match in matches]
+    def _text_scores(self, catalog: _Catalog, all_words: list[Word], lang: str | None) -> dict[int, float]:
+        """Record position -> relevance (higher is better) of the records whose text in one language
+        (with its terms' labels) holds every word: bm25, the best of a record's languages."""
+        match = " AND ".join(fts_query(word) for word in all_words)
         scores: dict[int, float] = {}
         if not lang:
             # One row per record, done in SQLite: a common word matches thousands of rows.
-            sql = f"WITH {ctes} SELECT r / {_LANG_SLOTS}, min({total}) FROM {joined} GROUP BY 1"
+            sql = f"SELECT rowid / {_LANG_SLOTS}, min(rank) FROM texts WHERE texts MATCH ? GROUP BY 1"
             by_number = catalog.by_number
-            for number, score in self._db.execute(sql, params):
+            for number, score in self._db.execute(sql, (match,)):
                 position = by_number.get(number)
                 if position is not None:
                     scores[position] = -score
             return scores
-        for rowid, score in self._db.execute(f"WITH {ctes} SELECT r, {total} FROM {joined}", params):
+        for rowid, score in self._db.execute("SELECT rowid, rank FROM texts WHERE texts MATCH ?", (match,)):
             position = catalog.by_number.get(rowid // _LANG_SLOTS)
             if position is None:
                 continue
@@ -691,14 +663,14 @@ class LibraryIndex:
                 out[kind] = [FacetCount(term=t, count=c) for t, c in counts]
         return out
 
-    def incident(self, record_id: str, *, related: int = 10) -> Incident | None:
+    def incident(self, record_id: str, *, related: int = MAX_RELATED) -> Incident | None:
         """One record and the records related to it (shared root cause or components), each with why."""
         record = self.get(record_id)
         if record is None:
             return None
         return Incident(record=record, related=self.related(record, limit=related))
 
-    def related(self, record: Record, *, limit: int = 10) -> list[RelatedIncident]:
+    def related(self, record: Record, *, limit: int = MAX_RELATED) -> list[RelatedIncident]:
         """flows.related's ranking over the records sharing the root cause or a component.
 
         The index picks the candidates and scores them from its sets with flows.related's weights
@@ -713,10 +685,12 @@ class LibraryIndex:
             for k, t in record_terms(record)
             if k in weights and not (k == "root_cause" and t in ("unknown", "other"))
         ]
+        # Candidates share a cause or component that says something (flows/data/related.json).
         keys = [
             (k, t)
             for k, t in subject
-            if k == "component" or (k == "root_cause" and t not in ("unknown", "other"))
+            if (k == "component" and t not in GENERIC_COMPONENTS)
+            or (k == "root_cause" and t not in ("unknown", "other") and t not in GENERIC_CAUSES)
         ]
         self._fresh()
         with self._lock:

@@ -58,6 +58,11 @@ class Brief(_Out):
     score: float | None = Field(
         default=None, description="bm25 relevance (higher is better); null without a query"
     )
+    snippet: str | None = Field(
+        default=None,
+        description="HTML: where the query's words matched (title, summary, or a vocabulary label), "
+        "escaped, each match in <mark>; null without a query",
+    )
 
 
 class FacetCount(_Out):

@@ -20,6 +20,8 @@ from flows.library.models import FACET_KINDS, TOPIC_KINDS, UI_LANGUAGES, Inciden
 from flows.library.terms import labels
 
 TEMPLATES = Path(__file__).parent / "templates"
+# Records on one page of a topic, in the app and on the static site.
+TOPIC_PAGE_SIZE = 50
 STATIC = Path(__file__).parent / "static"
 
 
@@ -49,8 +51,16 @@ class Links:
     def incident(self, ui: str, record_id: str) -> str:
         return self._page(ui, f"incidents/{quote(record_id)}")
 
-    def topic(self, ui: str, kind: str, term: str) -> str:
-        return self._page(ui, f"topics/{quote(kind)}/{quote(term)}")
+    def topic(self, ui: str, kind: str, term: str, page: int = 1) -> str:
+        """A topic's page: ?page=N in the app, TERM-pN.html on the static site."""
+        if self.static_site:
+            return self._page(ui, f"topics/{quote(kind)}/{quote(self.topic_file(term, page))}")
+        return self._page(ui, f"topics/{quote(kind)}/{quote(term)}") + (f"?page={page}" if page > 1 else "")
+
+    @staticmethod
+    def topic_file(term: str, page: int) -> str:
+        """A static topic page's file name, without .html."""
+        return term if page == 1 else f"{term}-p{page}"
 
     def asset(self, name: str) -> str:
         return f"{self.base}static/{name}"
@@ -121,8 +131,13 @@ def _context(ui: str, links: Links, switch_path: str, **extra: Any) -> dict[str,
         found = labels(kind, term) if kind in TOPIC_KINDS else {}
         return found.get(ui) or found.get("en") or term
 
+    def count(key: str, n: int) -> str:
+        """An interface string with a number: its `_one` form for 1 where the language has one."""
+        return (t.get(f"{key}_one", t[key]) if n == 1 else t[key]).replace("{n}", str(n))
+
     other = next(lang for lang in UI_LANGUAGES if lang != ui)
     return {
+        "count": count,
         "ui": ui,
         "t": t,
         "links": links,
@@ -156,3 +171,8 @@ def topic_page(ui: str, links: Links, topic: Topic, *, switch: str) -> str:
 
 def not_found_page(ui: str, links: Links, record_id: str, *, switch: str) -> str:
     return _ENV.get_template("not_found.html").render(_context(ui, links, switch, record_id=record_id))
+
+
+def error_page(ui: str, links: Links, message: str, *, switch: str) -> str:
+    """A bad filter or page number on an HTML page: said in words, with the way back."""
+    return _ENV.get_template("error.html").render(_context(ui, links, switch, message=message))

@@ -1,7 +1,8 @@
 """`incidents export --site OUT/`: the records as a static site (plain HTML and CSS, client-side search).
 
 Works from a file:// path and on GitHub Pages: every link is relative and names its .html file,
-and the search index is loaded by a <script> (browsers refuse fetch() from file://). The site is
+and the search index is loaded by <script> elements (browsers refuse fetch() from file://), in
+shards: a search loads the few its words need. Topic pages are paginated. The site is
 built in a folder beside OUT and swapped in, so OUT is never half-written; an OUT that this command
 did not write is never replaced.
 """
@@ -9,18 +10,22 @@ did not write is never replaced.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from flows.library.index import LibraryIndex, Query
-from flows.library.models import TOPIC_KINDS, UI_LANGUAGES, Brief, SearchResult, Topic
-from flows.library.pages import STATIC, Links, incident_page, search_page, topic_page
+from flows.library.models import TOPIC_KINDS, UI_LANGUAGES, Brief, Topic
+from flows.library.pages import STATIC, TOPIC_PAGE_SIZE, Links, incident_page, search_page, topic_page
+from flows.library.terms import labels, texts
+from flows.library.tokens import term_text, tokens
 from schema.errors import InputError
 from schema.vocab import vocabulary
 
 MARKER = ".incidents-site"
+SITE_PAGE_SIZE = 20  # records on the search page before a search, and per page of results
 
 
 @dataclass(frozen=True)
@@ -39,47 +44,112 @@ def _terms(item: Brief) -> list[tuple[str, str]]:
     return pairs
 
 
-def search_entry(item: Brief) -> dict[str, object]:
-    """One record in the prebuilt search index: what the page shows, and `text` to match words in."""
-    parts = [item.id, item.org, *item.title.values(), *item.summary.values()]
-    for kind, term in _terms(item):
-        found = vocabulary(TOPIC_KINDS[kind][0]).terms.get(term)
-        parts += [term, *(found.labels.values() if found else ())]
-    data = item.model_dump(mode="json", exclude={"score"})
-    data["text"] = " ".join(parts).lower()
-    return data
+# ---- the sharded search index ------------------------------------------------------------------
+# static/search/: manifest.js (the shard names, the records' count, the labels the results show),
+# one shard of tokens per shard_key (static/search.js loads only those a query's words need), and
+# the records' list data in chunks of META_CHUNK (loaded for the results shown). Every file is a
+# script calling LIBRARY.shard(name, data): browsers refuse fetch() from file://.
+
+META_CHUNK = 100
+ROW_SLOTS = 16  # a text row is position * ROW_SLOTS + its language's slot
+FILTERS = ("root_cause", "component")  # the search page's filters
+
+
+def shard_key(token: str) -> str:
+    """Which shard holds a token (static/search.js's shardKey is the same function): a term filter's
+    kind; the first two letters of a Latin-script token; a bucket of the first character otherwise."""
+    if token.startswith("@"):
+        return "at-" + token[1:].split(":", 1)[0].replace("_", "-")
+    first = token[0]
+    if first.isascii() and first.isalnum():
+        return token[:2]
+    return f"u{ord(first) % 128}"
+
+
+def _deltas(numbers: list[int]) -> list[int]:
+    out, last = [], 0
+    for number in numbers:
+        out.append(number - last)
+        last = number
+    return out
+
+
+def _script(name: str, data: object) -> str:
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # "</" would end a <script> element early if a record's text held "</script>".
+    safe = payload.replace("</", "<\\/")
+    return f"LIBRARY.shard({json.dumps(name)},{safe});\n"
+
+
+def write_search_index(index: LibraryIndex, briefs: list[Brief], folder: Path) -> None:
+    """The sharded index of `briefs` (newest first: a record's position is its rank in that order),
+    made of flows/library/tokens.py's tokens, as the server's index is."""
+    folder.mkdir(parents=True, exist_ok=True)
+    rows: dict[str, set[int]] = {}  # token -> text rows holding it
+    terms: dict[str, set[int]] = {}  # token -> records whose vocabulary terms' labels hold it
+    meta: list[list[object]] = []
+    for position, item in enumerate(briefs):
+        record = index.get(item.id)
+        if record is None:
+            continue
+        for slot, (_, title, body) in enumerate(texts(record)[:ROW_SLOTS]):
+            row = position * ROW_SLOTS + slot
+            for token in set(tokens(f"{title}\n{body}\n{record.org or ''}")):
+                rows.setdefault(token, set()).add(row)
+        pairs = _terms(item)
+        labels_text = "\n".join(term_text(TOPIC_KINDS[k][0], t) for k, t in pairs)
+        for token in set(tokens(labels_text)):
+            terms.setdefault(token, set()).add(position)
+        for kind, term in pairs:
+            if kind in FILTERS:
+                terms.setdefault(f"@{kind}:{term}", set()).add(position)
+        lang = next(iter(item.title), "")
+        meta.append([item.id, item.date or "", item.org, lang, item.title.get(lang, ""), item.root_cause,
+                     item.components])  # fmt: skip
+    shards: dict[str, dict[str, dict[str, list[int]]]] = {}
+    for name, found in (("rows", rows), ("terms", terms)):
+        for token, members in found.items():
+            shard = shards.setdefault(shard_key(token), {"rows": {}, "terms": {}})
+            shard[name][token] = _deltas(sorted(members))
+    for key, shard in shards.items():
+        (folder / f"{key}.js").write_text(_script(key, shard), encoding="utf-8")
+    for chunk in range(0, len(meta), META_CHUNK):
+        name = f"m{chunk // META_CHUNK}"
+        (folder / f"{name}.js").write_text(_script(name, meta[chunk : chunk + META_CHUNK]), encoding="utf-8")
+    shown = {kind: sorted({t for item in briefs for k, t in _terms(item) if k == kind}) for kind in FILTERS}
+    manifest = {
+        "records": len(meta),
+        "chunk": META_CHUNK,
+        "slots": ROW_SLOTS,
+        "shards": sorted(shards),
+        "labels": {kind: {term: labels(kind, term) for term in terms_} for kind, terms_ in shown.items()},
+    }
+    (folder / "manifest.js").write_text(_script("manifest", manifest), encoding="utf-8")
 
 
 def _page(out: Path, relative: str, html: str) -> None:
     path = out / relative
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(html, encoding="utf-8")
+    path.write_text(_compact(html), encoding="utf-8")
+
+
+_INDENT = re.compile(r"\n[ \t]+")
+
+
+def _compact(html: str) -> str:
+    """Without the templates' indentation (a tenth of a page; no <pre> in our pages)."""
+    return _INDENT.sub("\n", html)
 
 
 def build_site(index: LibraryIndex, out: Path) -> int:
     """Write the whole site into the empty folder `out`; the number of HTML pages written."""
     briefs = index.briefs()
-    everything = index.search(Query(page_size=1, sort="newest"))
-    listing = SearchResult(
-        query="",
-        filters={},
-        total=len(briefs),
-        page=1,
-        page_size=max(1, len(briefs)),
-        items=briefs,
-        facets=everything.facets,
-    )
-    entries = [search_entry(item) for item in briefs]
+    everything = index.search(Query(page_size=SITE_PAGE_SIZE, sort="newest"))
     static = out / "static"
     static.mkdir(parents=True)
     for name in ("library.css", "search.js"):
         shutil.copyfile(STATIC / name, static / name)
-    payload = json.dumps(entries, ensure_ascii=False, separators=(",", ":"))
-    # "</" would end the <script> element early if a record's text held "</script>".
-    (static / "search-index.js").write_text(
-        "window.LIBRARY_INDEX = " + payload.replace("</", "<\\/") + ";\n", encoding="utf-8"
-    )
-    (out / "search-index.json").write_text(payload + "\n", encoding="utf-8")
+    write_search_index(index, briefs, static / "search")
     with (out / "records.jsonl").open("w", encoding="utf-8") as dump:
         for line in index.record_lines():
             dump.write(line + "\n")
@@ -103,7 +173,7 @@ def build_site(index: LibraryIndex, out: Path) -> int:
     deeper = Links(base="../../../", static_site=True)
     pages = 1
     for ui in UI_LANGUAGES:
-        home = search_page(ui, top, listing, switch="../{ui}/index.html", client_side=True)
+        home = search_page(ui, top, everything, switch="../{ui}/index.html", client_side=True)
         _page(out, f"{ui}/index.html", home)
         pages += 1
     for item in briefs:
@@ -116,20 +186,23 @@ def build_site(index: LibraryIndex, out: Path) -> int:
             pages += 1
     for (kind, term), items in sorted(by_term.items()):
         found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
-        topic = Topic(
-            kind=kind,
-            term=term,
-            labels=dict(found.labels),
-            definition=found.definition,
-            total=len(items),
-            page=1,
-            page_size=max(1, len(items)),
-            items=items,
-        )
-        switch = "../../../{ui}/topics/" + f"{kind}/{term}.html"
-        for ui in UI_LANGUAGES:
-            _page(out, f"{ui}/topics/{kind}/{term}.html", topic_page(ui, deeper, topic, switch=switch))
-            pages += 1
+        count = max(1, -(-len(items) // TOPIC_PAGE_SIZE))
+        for number in range(1, count + 1):
+            topic = Topic(
+                kind=kind,
+                term=term,
+                labels=dict(found.labels),
+                definition=found.definition,
+                total=len(items),
+                page=number,
+                page_size=TOPIC_PAGE_SIZE,
+                items=items[(number - 1) * TOPIC_PAGE_SIZE : number * TOPIC_PAGE_SIZE],
+            )
+            name = Links.topic_file(term, number)
+            switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
+            for ui in UI_LANGUAGES:
+                _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, deeper, topic, switch=switch))
+                pages += 1
     return pages
 
 

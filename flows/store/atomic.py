@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -43,10 +44,10 @@ def file_lock(path: Path) -> Iterator[None]:
             yield
         return
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -54,38 +55,76 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+_UMASK: int | None = None
+
+
+def umask() -> int:
+    """This process's umask, read once (from /proc where it is there: setting it to read it
+    would race with threads creating files meanwhile)."""
+    global _UMASK
+    if _UMASK is None:
+        try:
+            with open("/proc/self/status", encoding="ascii") as status:
+                line = next(x for x in status if x.startswith("Umask:"))
+            _UMASK = int(line.split()[1], 8)
+        except (OSError, StopIteration, ValueError, IndexError):
+            _UMASK = os.umask(0o022)
+            os.umask(_UMASK)
+    return _UMASK
+
+
+def file_mode() -> int:
+    """The mode a new file of ours gets: 0666 less the umask, like any file a user creates."""
+    return 0o666 & ~umask()
+
+
 def _temp_beside(path: Path) -> tuple[int, str]:
     """A new temp file in `path`'s folder (made if missing: tried after, to spare two system
-    calls on every write into a folder that is there)."""
+    calls on every write into a folder that is there), with the umask's mode (mkstemp makes
+    0600) and locked (flock) while it is written, so that the clean-up of a crash's leftovers
+    (flows/store/journal.py) tells a live temp file from a dead one."""
     try:
-        return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-
-
-def _written_beside(path: Path, data: bytes) -> str:
-    """A temp file beside `path` holding `data`, fsynced: what both kinds of write put in place."""
-    fd, tmp = _temp_beside(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        os.fchmod(fd, file_mode())
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BaseException:
+        os.close(fd)
         Path(tmp).unlink(missing_ok=True)
         raise
-    return tmp
+    return fd, tmp
+
+
+def _written_beside(path: Path, data: bytes) -> tuple[int, str]:
+    """A temp file beside `path` holding `data`, fsynced: what both kinds of write put in place.
+    Its descriptor stays open (and the file locked) until the caller has put it in place."""
+    fd, tmp = _temp_beside(path)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return fd, tmp
 
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Replace `path` with `data` so that readers see the old file or the new one, never half."""
-    tmp = _written_beside(path, data)
+    fd, tmp = _written_beside(path, data)
     try:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    finally:
+        os.close(fd)
     fsync_dir(path.parent)
 
 
@@ -98,11 +137,12 @@ def create_bytes(path: Path, data: bytes) -> None:
 
     Written to a temp file, fsynced, then hard-linked into place (link() fails if the name
     exists), so readers see the whole file or none; the folder is fsynced after."""
-    tmp = _written_beside(path, data)
+    fd, tmp = _written_beside(path, data)
     try:
         os.link(tmp, path)
     finally:
         Path(tmp).unlink(missing_ok=True)
+        os.close(fd)
     fsync_dir(path.parent)
 
 
@@ -140,17 +180,40 @@ def write_json(path: Path, data: Any) -> None:
     write_text(path, dumps_json(data))
 
 
-def append_line(path: Path, line: str) -> None:
-    """Append one line and fsync: an audit line is either wholly there or not at all."""
-    data = (line.rstrip("\n") + "\n").encode("utf-8")
+def open_append(path: Path) -> int:
+    """`path` opened for appending, and reading with pread (made, with the umask's mode, if
+    missing; its folder too)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
     except FileNotFoundError:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+
+
+def append_whole(fd: int, data: bytes, path: Path, *, sync: bool = True) -> None:
+    """One O_APPEND write of `data`, checked for length and fsynced (unless `sync` is False: the
+    caller fsyncs after releasing its lock); a short or failed write is cut off again, so the
+    file holds all of `data` or none of it (ENOSPC when the disk filled)."""
+    size = os.fstat(fd).st_size
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        written = os.write(fd, data)
+        if written != len(data):
+            raise OSError(errno.ENOSPC, "No space left on device (short write)", str(path))
+        if sync:
+            os.fsync(fd)
+    except BaseException:
+        # If even that fails, the reader skips and reports a torn tail; the next append moves it aside.
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, size)
+        raise
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line and fsync: the line is either wholly there or not at all."""
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = open_append(path)
+    try:
+        append_whole(fd, data, path)
     finally:
         os.close(fd)
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from flows.store.atomic import dumps_model, file_lock, fsync_dir, write_text
+from flows.store.atomic import _written_beside, dumps_model, file_lock, fsync_dir, write_text
+from flows.store.damaged import Damaged, Unreadable, load
 from schema.draft import Draft, Status
 from schema.errors import ReviewError
 
@@ -46,18 +46,15 @@ class QueueStore:
         target = self.path_for(draft_id)
         if target.exists():
             return False
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".{draft_id}.", suffix=".tmp")
+        fd, tmp = _written_beside(target, text.encode("utf-8"))
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
             try:
                 os.link(tmp, target)
             except FileExistsError:
                 return False
         finally:
             Path(tmp).unlink(missing_ok=True)
+            os.close(fd)
         fsync_dir(self.folder)
         return True
 
@@ -77,14 +74,21 @@ class QueueStore:
         raise ReviewError(f"no draft {draft_id!r} in {self.folder} (see `incidents review list`)")
 
     def get(self, draft_id: str) -> Draft:
-        path = self.path_for(self.resolve(draft_id))
-        return Draft.model_validate_json(path.read_text(encoding="utf-8"))
+        """The draft; `Damaged` (an InputError naming the file) when its file cannot be read."""
+        return load(self.path_for(self.resolve(draft_id)), Draft, "draft")
 
     def save(self, draft: Draft, *, expected_version: int, current: Draft | None = None) -> Draft:
         """Write a changed draft, bumping its version; refuse if someone else changed it first.
 
         `current` is the draft as the caller read it while holding `lock_for(draft_id)` (still
         held): every writer of a queued draft holds that lock, so it is not read again."""
+        updated = self.next_version(draft, expected_version=expected_version, current=current)
+        write_text(self.path_for(draft.draft_id), draft_text(updated))
+        return updated
+
+    def next_version(self, draft: Draft, *, expected_version: int, current: Draft | None = None) -> Draft:
+        """`draft` as its next version, written by the caller (through a journal intent, as
+        `draft_text(...)` to `path_for(draft_id)`); refused if someone else changed it first."""
         if current is None or current.draft_id != draft.draft_id:
             current = self.get(draft.draft_id)
         if current.version != expected_version:
@@ -92,9 +96,7 @@ class QueueStore:
                 f"draft {draft.draft_id} changed meanwhile (version {current.version}, "
                 f"expected {expected_version}): reload it and try again"
             )
-        updated = draft.model_copy(update={"version": expected_version + 1})
-        write_text(self.path_for(draft.draft_id), draft_text(updated))
-        return updated
+        return draft.model_copy(update={"version": expected_version + 1})
 
     def ids(self) -> list[str]:
         if not self.folder.is_dir():
@@ -102,7 +104,28 @@ class QueueStore:
         return sorted(p.stem for p in self.folder.glob("d-*.json"))
 
     def drafts(self, status: Status | None = None) -> Iterator[Draft]:
+        """Every readable draft (of `status`); damaged files are skipped: `scan` names them."""
         for draft_id in self.ids():
-            draft = self.get(draft_id)
+            try:
+                draft = self.get(draft_id)
+            except (Damaged, FileNotFoundError):
+                continue
             if status is None or draft.status == status:
                 yield draft
+
+    def scan(self, status: Status | None = None) -> tuple[list[Draft], list[Unreadable]]:
+        """(the readable drafts of `status`, the files that cannot be read): one bad file is
+        named, never fatal."""
+        found: list[Draft] = []
+        damaged: list[Unreadable] = []
+        for draft_id in self.ids():
+            try:
+                draft = self.get(draft_id)
+            except FileNotFoundError:
+                continue  # removed meanwhile
+            except Damaged as exc:
+                damaged.append(Unreadable(exc.path, exc.why))
+                continue
+            if status is None or draft.status == status:
+                found.append(draft)
+        return found, damaged

@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from flows.related import rank_related
 from flows.review import REJECT_CODES, Conflict
+from flows.store.damaged import summary_line
 from flows.web.flash import Stash, flash_of, flash_url
 from flows.web.forms import edits_between, from_form, items_text, languages_of, local_language
 from flows.web.security import (
@@ -214,6 +215,7 @@ def queue_page(request: Request) -> HTMLResponse:
         "hosts": sorted({r.host for r in rows if r.host}),
         "now": now_utc(),
         "undo_batch": _bulk_undo(request),
+        "unreadable": summary_line(bad, "draft") if (bad := services(request).unreadable_drafts()) else "",
     }
     response = render(request, "queue.html", context)
     set_cookie(response, "incidents_queue", wanted.query())

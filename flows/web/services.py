@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from flows.review import Reviews
 from flows.settings import Settings
+from flows.store.damaged import load
 from schema.document import Document
 from schema.draft import DRAFT_ID_PATTERN, Draft
 from schema.errors import ArchiveError, InputError
@@ -137,6 +138,7 @@ class _FileCache:
         self._items: dict[str, tuple[tuple[int, int], Any]] = {}
         self._lock = threading.Lock()
         self._seen: dict[str, Any] = {}
+        self.unreadable: list[Path] = []  # files of the last full look that could not be read
         self._folder_key: tuple[int, int] | None = None
         self._looked_at = 0
 
@@ -165,6 +167,7 @@ class _FileCache:
 
     def _look(self) -> dict[str, Any]:
         seen: dict[str, Any] = {}
+        unreadable: list[Path] = []
         try:
             entries = list(os.scandir(self.folder))
         except FileNotFoundError:
@@ -181,11 +184,13 @@ class _FileCache:
                     try:
                         cached = (key, self.load(Path(entry.path)))
                     except (OSError, ValueError):
-                        continue  # half-written or damaged: `incidents validate` reports it
+                        unreadable.append(Path(entry.path))  # named on the queue page
+                        continue
                     self._items[name] = cached
                 seen[name[:-5]] = cached[1]
             for gone in set(self._items) - {f"{k}.json" for k in seen}:
                 del self._items[gone]
+            self.unreadable = sorted(unreadable)
         return seen
 
 
@@ -218,6 +223,13 @@ class Services:
     def summaries(self) -> list[Summary]:
         return list(self._summaries.all().values())
 
+    def unreadable_drafts(self) -> list[Path]:
+        """Draft files that cannot be read (truncated, garbage), as of the last look, named inside
+        the data directory (records/queue/d-....json)."""
+        self._summaries.all()
+        base = self.settings.data_dir
+        return [p.relative_to(base) if p.is_relative_to(base) else p for p in self._summaries.unreadable]
+
     def draft(self, draft_id: str) -> Draft:
         return self.reviews.queue.get(valid_draft_id(draft_id))
 
@@ -230,7 +242,7 @@ class Services:
         path = self.settings.records_dir / f"{record_id}.json"
         if not path.is_file():
             raise InputError(f"no record {record_id}")
-        return Record.model_validate_json(path.read_bytes())
+        return load(path, Record, "record")  # a damaged file is a one-line error, not a 500
 
     def orgs(self) -> list[str]:
         return sorted({r.org for r in self.records() if r.org}, key=str.casefold)

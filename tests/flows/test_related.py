@@ -46,3 +46,16 @@ def test_ties_break_newest_first() -> None:
         _record("IL-0003", root_cause="expired-certificate"),
     ]
     assert [r.record_id for r in rank_related(subject, records)] == ["IL-0002", "IL-0001", "IL-0003"]
+
+
+def test_generic_terms_alone_never_relate_two_incidents() -> None:
+    # flows/data/related.json: monitoring and config-change are too common to tie incidents alone.
+    subject = RecordBody.model_validate({"root_cause": "config-change", "components": ["monitoring", "dns"]})
+    records = [
+        _record("IL-0001", root_cause="config-change", components=["monitoring"]),
+        _record("IL-0002", root_cause="software-bug", components=["monitoring", "dns"]),
+        _record("IL-0003", root_cause="network", components=["monitoring"], org="Other", org_slug="other"),
+    ]
+    ranked = rank_related(subject, records)
+    assert [r.record_id for r in ranked] == ["IL-0002"]
+    assert ranked[0].why == ("shared components: monitoring, dns",)

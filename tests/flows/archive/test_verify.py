@@ -89,7 +89,8 @@ def test_unknown_warc_file_is_reported(settings: Settings) -> None:
     with Archive(settings) as archive:
         report = verify(archive.raw, archive.index)
     assert [str(p) for p in report.problems or []] == [
-        "warc/stray.warc.gz: a WARC file the index does not know; import it or remove it"
+        "warc/stray.warc.gz: a WARC file the index does not know; `incidents archive reindex` rebuilds "
+        "the index from every WARC file in raw/ (a file from elsewhere: `incidents archive import` it)"
     ]
 
 

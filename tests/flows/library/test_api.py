@@ -154,7 +154,7 @@ def test_pages_show_the_same_records_in_english_and_korean(client: TestClient) -
     topic = client.get("/library/ko/topics/component/kubelet")
     assert ids_in(topic.text) == ["IL-0101", "IL-0103"]
     assert client.get("/library/en/incidents/IL-0999").status_code == 404
-    assert client.get("/library/fr/").status_code == 422
+    assert client.get("/library/fr/").status_code == 404  # no such pages: an HTML page says where they are
     assert client.get("/library/static/library.css").headers["content-type"].startswith("text/css")
 
 
@@ -165,3 +165,12 @@ def test_pages_escape_record_text(client: TestClient, library_settings: Settings
     write_text(path, json.dumps(data) + "\n")
     html = client.get("/library/en/incidents/IL-0104").text
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
+
+
+def test_pages_mark_the_match_and_count_in_the_singular(client: TestClient) -> None:
+    page = client.get("/library/en/", params={"q": "leaks"}).text
+    assert "<mark>leak</mark>" in page
+    assert ">1 incident<" in page
+    assert ">1 incident<" in client.get("/library/en/topics/root_cause/config-change").text
+    assert "사례 1건" in client.get("/library/ko/", params={"q": "leak"}).text
+    assert ">2 incidents<" in client.get("/library/en/", params={"q": "NotReady"}).text

@@ -30,13 +30,29 @@ def ids(index: LibraryIndex, **query: object) -> list[str]:
     [
         ("롤오버", ["IL-0101"]),  # Korean, inside "매일 노드를 롤오버하는"
         ("커널", ["IL-0101"]),  # Korean, two characters, inside "커널 문제로"
-        ("不具合", ["IL-0102"]),  # Japanese, inside "カーネルの不具合により"
+        (
+            "不具合",
+            ["IL-0102", "IL-0103"],
+        ),  # Japanese, inside "カーネルの不具合により"; IL-0103's cause, software-bug
         ("障害", ["IL-0102"]),  # Japanese, two characters, inside "GPUノードの障害が"
-        ("ノードイメージ", ["IL-0102"]),  # Japanese, in the title
+        (
+            "ノードイメージ",
+            ["IL-0101", "IL-0102"],
+        ),  # Japanese, in IL-0102's title; IL-0101 is tagged node-image
         ("커", ["IL-0101"]),  # one Korean syllable, at the start of a word
-        ("障", ["IL-0102"]),  # one kanji
+        ("障", ["IL-0102", "IL-0103"]),  # one kanji (IL-0103 by a term's Japanese alias)
         ("커널 문제로", ["IL-0101"]),  # a short and a long word, in one record's Korean text
-        ("커널 kernel", []),  # words are matched within one language's text
+        ("커널 kernel", ["IL-0101"]),  # tagged linux-kernel: its labels hold both
+        ("롤오버 daily", []),  # words are matched within one language's text
+        # The vocabulary's labels and aliases in every language: IL-0042 is tagged expired-certificate.
+        ("인증서", ["IL-0042"]),
+        ("証明書", ["IL-0042"]),
+        ("인증서 만료", ["IL-0042"]),
+        ("certificates", ["IL-0042"]),  # English stems: certificate
+        ("expires", ["IL-0042"]),
+        ("cert*", ["IL-0042"]),  # a prefix
+        ("CERT*", ["IL-0042"]),
+        ("certif", []),  # not a prefix without the star
         ("AMI 커널", ["IL-0101"]),
         ("NotReady", ["IL-0101", "IL-0103"]),
         ("expired certificate", ["IL-0042"]),  # two words, both in one record's text
@@ -58,7 +74,8 @@ def test_ranking_puts_the_title_match_first(index: LibraryIndex) -> None:
 
 def test_lang_limits_the_text_searched(index: LibraryIndex) -> None:
     assert ids(index, q="NotReady", lang="ko") == ["IL-0101"]
-    assert ids(index, q="kernel", lang="ko") == []
+    assert ids(index, q="daily", lang="ko") == []
+    assert ids(index, q="daily", lang="en") == ["IL-0101"]
     assert sorted(ids(index, lang="ja")) == ["IL-0102"]
 
 
@@ -273,3 +290,35 @@ def test_two_processes_share_the_index(library_settings: Settings) -> None:
         # The second sees the first's update (and indexes nothing again).
         assert ids(second, component=("dns",)) == ["IL-0103", "IL-0104"]
         assert second.refresh().indexed == 0
+
+
+def test_results_carry_a_snippet_of_where_the_words_matched(index: LibraryIndex) -> None:
+    [item] = index.search(Query(q="leak")).items
+    assert item.snippet is not None and "<mark>leak</mark>" in item.snippet
+    [item] = index.search(Query(q="인증서")).items  # in IL-0042's Korean summary
+    assert item.snippet is not None and "<mark>인증서</mark>가 만료되어" in item.snippet
+    # Found through its vocabulary term's Japanese alias: the snippet names the term.
+    [item] = index.search(Query(q="証明書")).items
+    assert item.snippet is not None and item.snippet.startswith("expired-certificate: ")
+    assert "<mark>証明書</mark>" in item.snippet
+    assert all(item.snippet is None for item in index.search(Query()).items)
+
+
+def test_related_are_at_most_five_and_never_tied_by_a_generic_term_alone(library_settings: Settings) -> None:
+    from tests.flows.library.records import record
+
+    records = library_settings.records_dir
+    for n in range(201, 209):  # eight more kubelet incidents
+        each = record(
+            f"IL-0{n}", root_cause="capacity", components=["kubelet"], date=f"2020-01-{n - 190:02d}"
+        )
+        (records / f"IL-0{n}.json").write_text(json.dumps(each), encoding="utf-8")
+    for n in (301, 302):  # two that share only monitoring (a generic component) and config-change
+        each = record(f"IL-0{n}", root_cause="config-change", components=["monitoring"])
+        (records / f"IL-0{n}.json").write_text(json.dumps(each), encoding="utf-8")
+    with LibraryIndex.for_settings(library_settings) as index:
+        found = index.incident("IL-0103")
+        assert found is not None and len(found.related) == 5
+        assert all(r.why for r in found.related)
+        found = index.incident("IL-0301")
+        assert found is not None and found.related == []

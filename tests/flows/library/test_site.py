@@ -5,13 +5,26 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from flows.library.index import LibraryIndex, Query
+from flows.library.site import shard_key
+from flows.library.tokens import query_words, stem, tokens
 from flows.settings import Settings
 from tests.cli import run
 
 CHROMIUM = Path("/usr/bin/chromium")
+needs_chromium = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
+)
+
+
+def _shard(path: Path) -> Any:
+    """The data of one search-index script: LIBRARY.shard(name, DATA);"""
+    text = path.read_text(encoding="utf-8")
+    return json.loads(text[text.index(",") + 1 : text.rindex(")")].replace("<\\/", "</"))
 
 
 @pytest.fixture
@@ -29,9 +42,19 @@ def test_the_site_files(site: Path) -> None:
         assert (site / ui / "index.html").is_file()
         assert (site / ui / "incidents" / "IL-0101.html").is_file()
         assert (site / ui / "topics" / "component" / "node-image.html").is_file()
-    entries = json.loads((site / "search-index.json").read_text(encoding="utf-8"))
-    assert [e["id"] for e in entries] == ["IL-0042", "IL-0102", "IL-0101", "IL-0103", "IL-0104"]
-    assert "커널" in next(e for e in entries if e["id"] == "IL-0101")["text"]
+    search = site / "static" / "search"
+    manifest = _shard(search / "manifest.js")
+    assert manifest["records"] == 5 and "at-component" in manifest["shards"]
+    # The list data, newest first; the tokens of flows/library/tokens.py, sharded.
+    assert [row[0] for row in _shard(search / "m0.js")] == [
+        "IL-0042",
+        "IL-0102",
+        "IL-0101",
+        "IL-0103",
+        "IL-0104",
+    ]
+    assert "커널" in _shard(search / f"{shard_key('커널')}.js")["rows"]
+    assert "인증" in _shard(search / f"{shard_key('인증')}.js")["terms"]  # IL-0042's term's Korean label
     lines = (site / "records.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 5
     # Every link is relative: the site works from any folder and on GitHub Pages.
@@ -60,7 +83,7 @@ def test_export_never_replaces_a_folder_it_did_not_write(
     assert not [p for p in other.parent.iterdir() if ".building-" in p.name]
 
 
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium")
+@needs_chromium
 def test_the_site_works_from_a_file_path_in_chromium(site: Path) -> None:
     playwright = pytest.importorskip("playwright.sync_api")
     with playwright.sync_playwright() as p:
@@ -73,6 +96,7 @@ def test_the_site_works_from_a_file_path_in_chromium(site: Path) -> None:
             page.wait_for_url("**/en/index.html")
 
             def shown() -> list[str]:
+                page.wait_for_function("!document.querySelector('#incidents[aria-busy=true]')")
                 return page.eval_on_selector_all(
                     "ol.incidents li.incident:not([hidden])", "els => els.map(e => e.dataset.id)"
                 )
@@ -83,7 +107,10 @@ def test_the_site_works_from_a_file_path_in_chromium(site: Path) -> None:
 
             page.fill("#q", "커널")  # Korean, inside a sentence
             assert shown() == ["IL-0101"]
-            assert page.inner_text("#total") == "1 incidents"
+            assert page.inner_text("#total") == "1 incident"
+            page.fill("#q", "ami")  # IL-0102 through its node-image term's alias AMI
+            assert shown() == ["IL-0102", "IL-0101"]
+            assert page.inner_text('li[data-id="IL-0101"] mark') == "AMI"  # the match marked in the title
             page.fill("#q", "障害")  # Japanese, inside a sentence
             assert shown() == ["IL-0102"]
             page.fill("#q", "")
@@ -122,3 +149,63 @@ def test_the_site_needs_no_shared_state(site: Path, tmp_path: Path) -> None:
     shutil.copytree(site, moved)
     html = (moved / "en" / "incidents" / "IL-0042.html").read_text(encoding="utf-8")
     assert "../../static/library.css" in html
+
+
+WORDS = [
+    "Certificates", "caches", "failed", "stopping", "installed", "policies", "classes", "analysis",
+    "ＡＭＩ", "GPUノードの障害", "매일 노드를 롤오버하는", "cert-manager", "naïve", "x_y", "2024-10-31",
+]  # fmt: skip
+QUERIES = ["인증서 cert* 커 障害 expired-certificate", '"kubelet" NotReady*', "-- !!", "ノードイメージ"]
+
+
+@needs_chromium
+def test_the_browser_tokenizes_as_the_server(site: Path) -> None:
+    """static/search.js repeats flows/library/tokens.py: the same tokens, stems and query words."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto((site / "en" / "index.html").as_uri())
+            got = page.evaluate(
+                "([words, queries, keys]) => ({"
+                "  tokens: words.map(LIBRARY.tokens), stems: words.map(w => LIBRARY.stem(w.toLowerCase())),"
+                "  queries: queries.map(q => LIBRARY.queryWords(q).map(w => [w.text, w.phrase, w.prefix])),"
+                "  keys: keys.map(LIBRARY.shardKey)})",
+                [WORDS, QUERIES, ["certificat", "커널", "障害", "@component:kubelet", "9x"]],
+            )
+        finally:
+            browser.close()
+    assert got["tokens"] == [tokens(w) for w in WORDS]
+    assert got["stems"] == [stem(w.lower()) for w in WORDS]
+    assert got["queries"] == [[[w.text, list(w.phrase), w.prefix] for w in query_words(q)] for q in QUERIES]
+    assert got["keys"] == [shard_key(k) for k in ["certificat", "커널", "障害", "@component:kubelet", "9x"]]
+
+
+AGREE = [
+    "커널", "障害", "인증서", "証明書", "캐시", "certificates", "cert*", "kube*", "NotReady", "롤오버 daily",
+    "커널 kernel", "memory leak", "larkspur", "노드", "障", "expired certificate", "zone",
+]  # fmt: skip
+
+
+@needs_chromium
+def test_the_site_and_the_server_find_the_same_records(site: Path, library_settings: Settings) -> None:
+    playwright = pytest.importorskip("playwright.sync_api")
+    with LibraryIndex.for_settings(library_settings) as index:
+        expected = {q: sorted(i.id for i in index.search(Query(q=q, page_size=100)).items) for q in AGREE}
+    found: dict[str, list[str]] = {}
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            page.goto((site / "ko" / "index.html").as_uri())
+            for q in AGREE:
+                page.fill("#q", q)
+                page.wait_for_selector("#incidents[aria-busy=false]", state="attached")
+                found[q] = sorted(
+                    page.eval_on_selector_all("#incidents li.incident", "els => els.map(e => e.dataset.id)")
+                )
+        finally:
+            browser.close()
+    assert found == expected
+    assert expected["인증서"] == ["IL-0042"] and expected["커널"] == ["IL-0101"]

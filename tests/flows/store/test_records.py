@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -111,7 +112,8 @@ def test_ids_taken_after_the_listing_are_skipped_under_the_lock(tmp_path: Path) 
     store = RecordStore(tmp_path)
     (tmp_path / "IL-0001.json").write_text("{}")
     (tmp_path / ".IL-0002.reserved").touch()
-    record, reservation = store._allocate(_build, 0)  # as if the listing had seen nothing
+    record, reservation, fd = store._allocate(_build, 0)  # as if the listing had seen nothing
+    os.close(fd)
     assert record.id == "IL-0003"
     assert reservation.name == ".IL-0003.reserved" and reservation.exists()
 
@@ -137,5 +139,6 @@ def test_a_writer_finishing_during_the_probe_is_not_missed(
         return found
 
     monkeypatch.setattr(Path, "exists", exists)
-    record, _ = store._allocate(_build, 1)
+    record, _, fd = store._allocate(_build, 1)
+    os.close(fd)
     assert record.id == "IL-0003"

@@ -1,0 +1,46 @@
+"""Fault injection points for the tests: `INCIDENTS_FAULT` names one, the code calls `point()`.
+
+    INCIDENTS_FAULT=after:record     kill -9 this process right after the step named `record`
+    INCIDENTS_FAULT=fail:draft       the step named `draft` fails as on a full disk (ENOSPC)
+    INCIDENTS_FAULT=torn:audit       the audit line is half written, then kill -9 (a torn tail)
+
+Several points may be given, separated by commas. Unset (always, outside the tests) it costs
+one dictionary look-up per point. The kill is a real SIGKILL of this process: nothing is
+flushed, no `finally` runs, exactly as when the OOM killer or `kill -9` strikes.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import signal
+
+VARIABLE = "INCIDENTS_FAULT"
+
+
+def _wanted(kind: str, step: str) -> bool:
+    spec = os.environ.get(VARIABLE)
+    if not spec:
+        return False
+    return f"{kind}:{step}" in {part.strip() for part in spec.split(",")}
+
+
+def kill_now() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def after(step: str) -> None:
+    """Called right after `step` is done: dies there when the tests ask for it."""
+    if _wanted("after", step):
+        kill_now()
+
+
+def before(step: str, path: object = None) -> None:
+    """Called right before `step`: fails there like a full disk when the tests ask for it."""
+    if _wanted("fail", step):
+        raise OSError(errno.ENOSPC, "No space left on device (injected)", str(path) if path else None)
+
+
+def torn(step: str) -> bool:
+    """True when the tests want `step`'s write torn (half written, then a kill)."""
+    return _wanted("torn", step)
