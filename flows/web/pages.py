@@ -406,7 +406,9 @@ def _first_problem(problems: list[tuple[str, str]]) -> str | None:
 def _reviewer_changes(request: Request, draft: Draft) -> list[dict[str, Any]]:
     """What reviewers changed from the machine draft, from the audit log: saved edits and the
     approval's own diff, each with who, when and the comment."""
-    out = []
+    out: list[dict[str, Any]] = []
+    if not any(h.action in ("edited", "approved") for h in draft.history):
+        return out  # nobody changed it: the audit log need not be read
     for entry in services(request).reviews.audit.entries():
         if entry.get("draft_id") != draft.draft_id or not entry.get("changes"):
             continue
@@ -499,6 +501,8 @@ def conflict_page(request: Request, draft_id: str, kept: str = "") -> HTMLRespon
     form = FormData(found["items"])
     machine = draft.record.model_dump(mode="json")
     values, _problems = from_form(form, machine, languages_of(machine, draft.source.language))
+    seen = _seen_version(form)
+    clashes = _take_theirs(request, draft, values, seen) if seen else []
     last = draft.history[-1] if draft.history else None
     record_id = next((h.record_id for h in draft.history if h.record_id), None)
     conflict = {
@@ -516,6 +520,7 @@ def conflict_page(request: Request, draft_id: str, kept: str = "") -> HTMLRespon
         draft,
         # The reviewer's edits, even when the draft is decided now (read-only then, to copy from).
         values if found["action"] in ("approve", "save") else None,
+        clashes,
         status=409,
         message="Nothing was written: this draft changed while you had it open.",
         conflict=conflict,
@@ -601,6 +606,50 @@ async def save(request: Request, draft_id: str) -> Response:
         )
 
     return await _with_form_edits(request, draft_id, act, form_comment)
+
+
+def _take_theirs(request: Request, draft: Draft, values: dict[str, Any], seen: int) -> list[tuple[str, str]]:
+    """Merge the edits saved since version `seen` into the losing reviewer's form values: a field
+    she left as it was takes the new value; one she changed too keeps hers and is marked."""
+    entries = [e for e in services(request).reviews.audit.entries() if e.get("draft_id") == draft.draft_id]
+    current = draft.record.model_dump(mode="json")
+    clashes: list[tuple[str, str]] = []
+    for entry in entries[seen - 1 :]:  # one audit line per version after the first
+        for change in entry.get("changes") or []:
+            path = str(change.get("field", "")).split(".")
+            mine = _at(values, path)
+            if mine == change.get("from"):
+                _put(values, path, _at(current, path))
+            elif mine != change.get("to"):
+                clashes.append(
+                    (
+                        change["field"],
+                        f"{entry.get('by')} changed this to {change.get('to')!r} meanwhile; "
+                        "yours is kept here: choose one",
+                    )
+                )
+    return clashes
+
+
+def _at(data: Any, path: list[str]) -> Any:
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _put(data: dict[str, Any], path: list[str], value: Any) -> None:
+    for key in path[:-1]:
+        nxt = data.get(key)
+        if not isinstance(nxt, dict):
+            nxt = {}
+            data[key] = nxt
+        data = nxt
+    if value is None:
+        data.pop(path[-1], None)
+    else:
+        data[path[-1]] = value
 
 
 def _seen_version(form: Any) -> int | None:

@@ -116,11 +116,13 @@ def test_a_conflict_keeps_the_edits_and_a_reload_posts_nothing(page, site, data_
     page.reload()
     assert page.input_value("input[name='title.en']") == "A better title"
     assert [e["action"] for e in _audit(data_dir)] == ["edited"]
-    # Still pending: she approves her version (the whole form, as she left it), from the same page.
+    # Bob's severity, which she left alone, is in the form now; her title stays hers.
+    assert page.locator("#field-severity .chip").inner_text().startswith("SEV2")
+    # Still pending: she approves from the same page, on top of bob's edit.
     page.click("[data-approve]")
     page.wait_for_url(lambda url: "/conflict" not in url)
     record = json.loads((data_dir / "records" / "IL-0001.json").read_text())
-    assert record["title"]["en"] == "A better title"
+    assert record["title"]["en"] == "A better title" and record["severity"] == "sev2"
     assert _audit(data_dir)[-1]["comment"] == "my reasons"
 
 
@@ -151,8 +153,9 @@ def test_progress_and_the_machine_vs_reviewer_view(page, site, data_dir: Path) -
     page.keyboard.press("Enter")
     page.wait_for_url("**/drafts/d-*")
     assert page.locator("#progress").inner_text() == "1 of 11 in your queue"
+    first = page.url
     page.keyboard.press("j")
-    page.wait_for_url("**/drafts/d-*")
+    page.wait_for_url(lambda url: "/drafts/d-" in url and url != first)
     assert page.locator("#progress").inner_text() == "2 of 11 in your queue"
     page.fill("input[name='impact.region']", "eu-west-1")
     page.keyboard.press("Escape")

@@ -257,3 +257,27 @@ def test_draft_page_shows_progress_guidelines_and_the_reviewers_changes(
     page = client.get(f"/drafts/{first}").text
     changes = page.split('id="changes"')[1].split("<h2>")[0]
     assert "<code>severity</code>" in changes and "sev2" in changes and "the page says major" in changes
+
+
+def test_a_conflict_takes_the_other_edits_she_left_alone_and_marks_the_ones_she_made_too(
+    client: TestClient, drafts: list[Draft], data_dir: Path
+) -> None:
+    from tests.flows.web.test_pages import _form
+
+    draft = drafts[0]
+    _html, fields = _form(client, draft)
+    bob = {"X-Reviewer": "bob"}
+    edits = {"severity": "sev2", "impact": {"users": "bob's count"}}
+    assert (
+        client.post(
+            f"/api/drafts/{draft.draft_id}/edit", json={"version": 1, "edits": edits}, headers=bob
+        ).status_code
+        == 200
+    )
+    lost = client.post(f"/drafts/{draft.draft_id}/save", data=fields | {"impact.users": "my count"})
+    assert lost.status_code == 409
+    page = lost.text
+    assert 'name="severity" value="sev2"' in page  # bob's, which she did not touch
+    users = page.split('id="field-impact"')[1].split('id="field-trigger"')[0]
+    assert 'value="my count"' in users and "bob changed this to" in users  # both changed it: hers, marked
+    assert [e["action"] for e in _audit(data_dir)] == ["edited"]
