@@ -56,12 +56,12 @@ def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path, command: st
 
 def test_sources_that_can_only_fail_are_reported_at_once(capsys, data_dir: Path, tmp_path: Path) -> None:
     """Like any failed source (the run would go on), but with nothing left to draft, without
-    waiting for Prefect; --strict makes them exit 1."""
+    waiting for Prefect; with no source through and some failed, the run exits 1."""
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(b"%PDF-1.4")
     missing = tmp_path / "missing.html"
     result = run(capsys, "ingest", str(missing), str(pdf), str(tmp_path))
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err
     assert result.out.splitlines() == [
         f"failed  {missing}: no such file (give a URL, a saved page or a WARC file)",
         f"failed  {pdf}: unsupported file type .pdf; give .html, .htm, .xhtml, .md, .markdown, .txt, .warc, .warc.gz",
