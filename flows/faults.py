@@ -90,8 +90,9 @@ def _sqlite(exc: sqlite3.Error, data_dir: Path | None) -> DataDirError | None:
         )
     if "malformed" in text or "not a database" in text:
         return DataDirError(
-            f"a database in {folder} is damaged ({exc}); `incidents archive verify` names the "
-            "damage, and `incidents archive reindex` rebuilds raw/index.sqlite from the WARC files"
+            f"a database in {folder} is damaged ({exc}); if it is raw/index.sqlite, "
+            "`incidents archive reindex` rebuilds it from the WARC files (the damaged one is kept "
+            "aside); otherwise restore it from a backup"
         )
     return None
 
