@@ -11,8 +11,8 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from flows.faults import data_dir_error
 from flows.pages import is_warc
-from flows.store.atomic import unwritable
 from schema.errors import IngestError, SkipSource
 
 log = logging.getLogger(__name__)
@@ -105,9 +105,9 @@ def failure(source: str, exc: BaseException) -> Outcome:
         return Outcome(source=source, status="skipped", reason=str(exc))
     if isinstance(exc, IngestError):
         return Outcome(source=source, status="failed", reason=str(exc))
-    full = unwritable(exc) if isinstance(exc, OSError) else None
-    if full:  # a data directory that filled up (or went read-only) mid-run: the curator's to fix
-        return Outcome(source=source, status="failed", reason=full)
+    broken = data_dir_error(exc)
+    if broken is not None:  # a data directory that filled up, failed or stayed locked mid-run
+        return Outcome(source=source, status="failed", reason=str(broken))
     # A bug must not stop the other sources; the reason names it so it can be reported.
     log.error("unexpected error on %s", source, exc_info=exc)
     return Outcome(source=source, status="failed", reason=f"internal error: {type(exc).__name__}: {exc}")

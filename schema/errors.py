@@ -7,6 +7,7 @@ IngestError                 anything the user must act on (exit 1)
 ├── ArchiveError            raw/ is damaged or an archived capture cannot be read
 ├── ExtractionError         no article text could be extracted from a page
 ├── ReviewError             a review decision that cannot be taken (unknown id, decided)
+├── DataDirError            the data directory cannot be used now (full, read-only, I/O error, locked)
 └── SkipSource              a deliberate skip (robots.txt, not a postmortem), not a failure
 """
 
@@ -45,6 +46,11 @@ class ExtractionError(IngestError):
 
 class ReviewError(IngestError):
     """A review action is not possible in the draft's current state."""
+
+
+class DataDirError(IngestError):
+    """The data directory failed under us (full, read-only, an I/O error, a lock held past its
+    timeout), not the program: the message names it and what to do (flows/faults.py)."""
 
 
 class SkipSource(IngestError):

@@ -14,6 +14,9 @@ from flows.store.sqlite import in_chunks
 from schema.errors import ArchiveError
 
 INDEX_NAME = "index.sqlite"
+# Seconds a write waits for another process's write to end before "database is locked" (which
+# flows/faults.py turns into one line naming the data directory).
+BUSY_TIMEOUT = 60.0
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS captures (
@@ -81,7 +84,7 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     uri = path.resolve().as_uri()
     for query in ("mode=ro", "immutable=1"):
         db = sqlite3.connect(
-            f"{uri}?{query}", uri=True, timeout=60, check_same_thread=False, isolation_level=None
+            f"{uri}?{query}", uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
         )
         try:
             db.execute("SELECT count(*) FROM captures").fetchone()
@@ -132,7 +135,9 @@ class Index:
             # A read-only data directory (a snapshot, a mount): list, show and verify still read it.
             self._db = _open_read_only(path)
         else:
-            self._db = sqlite3.connect(path, timeout=60, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
+            )
         self._db.row_factory = sqlite3.Row
         self._lock = threading.RLock()
         if self.read_only:

@@ -150,7 +150,7 @@ def _http_header(lines: list[str], name: str) -> str | None:
     return None
 
 
-def _fetch_capture(record: _Record, meta: _Record, requested: str | None, index: Index) -> Capture:
+def _fetch_capture(record: _Record, meta: _Record, index: Index) -> Capture:
     """The capture of one fetch, as Archive.record_fetch indexed it."""
     fields = meta.fields
     outcome = _one(fields, "outcome") or ""
@@ -184,7 +184,7 @@ def _fetch_capture(record: _Record, meta: _Record, requested: str | None, index:
         mime = media_type(content_type)
         if mime is None:
             mime = sniff(record.head) if kind == "response" else (previous.mime if previous else None)
-    asked = requested or _one(fields, "requested_url")
+    asked = _one(fields, "requested_url")
     return Capture(
         id=capture_id(record.record_id),
         url=final_url,
@@ -263,7 +263,7 @@ def _written_captures(records: list[_Record], index: Index) -> Iterator[Capture]
         if record.record_id in requests:
             meta = metadata.get(record.record_id)
             if meta is not None:
-                yield _fetch_capture(record, meta, None, index)
+                yield _fetch_capture(record, meta, index)
         elif record.rec_type in ("resource", "revisit"):
             yield _saved_capture(record, index)
 

@@ -61,14 +61,16 @@ def main(argv: list[str] | None = None) -> int:
     except IngestError as exc:
         error(str(exc))
         return exc.exit_code
-    except OSError as exc:
-        from flows.store.atomic import unwritable
+    except Exception as exc:
+        # A full disk, an I/O error, a lock held past its timeout: one line naming the data
+        # directory and what to do (flows/faults.py); anything else is a bug, with its traceback.
+        from flows.faults import data_dir_error
 
-        why = unwritable(exc)
-        if why is None:
+        mapped = data_dir_error(exc)
+        if mapped is None:
             raise
-        error(why)  # a read-only or full data directory: one line, not a traceback
-        return 1
+        error(str(mapped))
+        return mapped.exit_code
     except SystemExit as exc:  # typer's own exits: 0 done, 2 usage error
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0

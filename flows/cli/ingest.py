@@ -28,6 +28,11 @@ def quiet_prefect(verbose: bool) -> None:
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING" if verbose else "CRITICAL")
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("DO_NOT_TRACK", "1")  # else a telemetry notice lands in the terminal
+    if not verbose:
+        # A task or flow that raises is logged by Prefect with its traceback (at ERROR, past
+        # PREFECT_LOGGING_LEVEL): the same error this command then reports in one line (or, for
+        # a bug, with the traceback). Prefect's API still gets every line for its UI.
+        os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "CRITICAL")
     # The 20 s default fails at random on a loaded 2-core machine (measured: 16-20 s cold).
     os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
     # Prefect's queue services log through loggers of their class's name, outside `prefect.*`, so
@@ -236,8 +241,18 @@ def register(app: typer.Typer) -> None:
             counts = Counter(o.status for o in outcomes)
             if len(outcomes) > 1:
                 print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())), file=sys.stderr)
-        if strict and any(o.status == "failed" for o in outcomes):
+        if failed_run(outcomes, strict=strict):
             raise typer.Exit(1)
+
+
+def failed_run(outcomes: list[Outcome], *, strict: bool) -> bool:
+    """Exit 1: with --strict, when any source failed; without, when some failed and none came
+    through (drafted, duplicate, unchanged, changed), so a cron job whose every source failed,
+    e.g. on a full disk, is never green. Sources skipped on purpose are neither."""
+    failed = any(o.status == "failed" for o in outcomes)
+    if strict or not failed:
+        return failed
+    return not any(o.status not in ("failed", "skipped") for o in outcomes)
 
 
 def _with_progress(run: Callable[[], list[Outcome]], slot: ContextVar[Reporter | None]) -> list[Outcome]:

@@ -56,12 +56,12 @@ def test_a_url_for_a_saved_page_must_be_http(capsys, data_dir: Path, command: st
 
 def test_sources_that_can_only_fail_are_reported_at_once(capsys, data_dir: Path, tmp_path: Path) -> None:
     """Like any failed source (the run would go on), but with nothing left to draft, without
-    waiting for Prefect; --strict makes them exit 1."""
+    waiting for Prefect; with no source through and some failed, the run exits 1."""
     pdf = tmp_path / "report.pdf"
     pdf.write_bytes(b"%PDF-1.4")
     missing = tmp_path / "missing.html"
     result = run(capsys, "ingest", str(missing), str(pdf), str(tmp_path))
-    assert result.code == 0, result.err
+    assert result.code == 1, result.err
     assert result.out.splitlines() == [
         f"failed  {missing}: no such file (give a URL, a saved page or a WARC file)",
         f"failed  {pdf}: unsupported file type .pdf; give .html, .htm, .xhtml, .md, .markdown, .txt, .warc, .warc.gz",
@@ -71,7 +71,7 @@ def test_sources_that_can_only_fail_are_reported_at_once(capsys, data_dir: Path,
 
 
 def test_errors_before_any_flow_never_start_prefect(data_dir: Path, tmp_path: Path) -> None:
-    """A missing file (a failed source, exit 0), an ftp URL and a missing --from-file (usage
+    """A missing file (a failed source and nothing else: exit 1), an ftp URL and a missing --from-file (usage
     errors), --help: answered without importing Prefect (1.5 s) or starting its server (7-10 s)."""
     code = (
         "import sys\nfrom flows.cli import main\n"
@@ -82,7 +82,7 @@ def test_errors_before_any_flow_never_start_prefect(data_dir: Path, tmp_path: Pa
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
     )
-    assert done.stdout.strip().splitlines()[-1] == "[0, 2, 2, 0] False", done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[1, 2, 2, 0] False", done.stdout + done.stderr
 
 
 def test_from_file_problems_name_the_file_and_line(capsys, data_dir: Path, tmp_path: Path) -> None:

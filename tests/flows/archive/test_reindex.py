@@ -180,3 +180,23 @@ def test_a_fresh_data_directory_still_gets_a_new_index(settings: Settings) -> No
     with Archive(settings) as archive:
         assert archive.captures() == []
     assert (settings.raw_dir / "index.sqlite").exists()
+
+
+def test_a_damaged_index_is_one_line_and_reindex_replaces_it(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with Archive(settings) as archive:
+        kept = archive.store_resource(
+            b"<p>kept</p>", url="https://example.org/kept", content_type="text/html"
+        )
+    _remove_index(settings.raw_dir)
+    (settings.raw_dir / "index.sqlite").write_bytes(b"this is no database" * 300)
+    listed = run(capsys, "archive", "list", "--data-dir", str(settings.data_dir))
+    assert listed.code == 1 and "Traceback" not in listed.err
+    assert "is damaged" in listed.err and "`incidents archive reindex`" in listed.err
+    assert len(listed.err.strip().splitlines()) == 1
+    result = run(capsys, "archive", "reindex", "--data-dir", str(settings.data_dir))
+    assert result.code == 0, result.err
+    assert "(carried over: nothing readable)" in result.out
+    assert set(_rows(settings.raw_dir)) == {kept.id}
+    assert [p.name for p in settings.raw_dir.glob("index.sqlite.replaced-*")]
