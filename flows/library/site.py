@@ -9,6 +9,7 @@ did not write is never replaced.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -150,7 +151,8 @@ def build_site(index: LibraryIndex, out: Path) -> int:
     for name in ("library.css", "search.js"):
         shutil.copyfile(STATIC / name, static / name)
     write_search_index(index, briefs, static / "search")
-    with (out / "records.jsonl").open("w", encoding="utf-8") as dump:
+    # Compressed: the dump is for downloading (a fifth of the size; `gunzip` or any JSON Lines reader).
+    with gzip.open(out / "records.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as dump:
         for line in index.record_lines():
             dump.write(line + "\n")
     (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve files as they are
@@ -168,12 +170,18 @@ def build_site(index: LibraryIndex, out: Path) -> int:
         for pair in dict.fromkeys(_terms(item)):
             by_term.setdefault(pair, []).append(item)
 
-    top = Links(base="../", static_site=True)
-    deep = Links(base="../../", static_site=True)
-    deeper = Links(base="../../../", static_site=True)
+    def top(ui: str) -> Links:
+        return Links(base="../", static_site=True, ui=ui, here="")
+
+    def deep(ui: str) -> Links:
+        return Links(base="../../", static_site=True, ui=ui, here="../")
+
+    def deeper(ui: str) -> Links:
+        return Links(base="../../../", static_site=True, ui=ui, here="../../")
+
     pages = 1
     for ui in UI_LANGUAGES:
-        home = search_page(ui, top, everything, switch="../{ui}/index.html", client_side=True)
+        home = search_page(ui, top(ui), everything, switch="../{ui}/index.html", client_side=True)
         _page(out, f"{ui}/index.html", home)
         pages += 1
     for item in briefs:
@@ -182,7 +190,7 @@ def build_site(index: LibraryIndex, out: Path) -> int:
             continue
         switch = "../../{ui}/incidents/" + f"{item.id}.html"
         for ui in UI_LANGUAGES:
-            _page(out, f"{ui}/incidents/{item.id}.html", incident_page(ui, deep, incident, switch=switch))
+            _page(out, f"{ui}/incidents/{item.id}.html", incident_page(ui, deep(ui), incident, switch=switch))
             pages += 1
     for (kind, term), items in sorted(by_term.items()):
         found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
@@ -201,7 +209,7 @@ def build_site(index: LibraryIndex, out: Path) -> int:
             name = Links.topic_file(term, number)
             switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
             for ui in UI_LANGUAGES:
-                _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, deeper, topic, switch=switch))
+                _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, deeper(ui), topic, switch=switch))
                 pages += 1
     return pages
 
