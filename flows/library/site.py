@@ -142,6 +142,35 @@ def _compact(html: str) -> str:
     return _INDENT.sub("\n", html)
 
 
+def _links(ui: str, depth: int) -> Links:
+    """Links from a page `depth` folders below the site's root, in interface language `ui`."""
+    return Links(base="../" * depth, static_site=True, ui=ui, here="../" * (depth - 1))
+
+
+def _topic_pages(out: Path, kind: str, term: str, items: list[Brief]) -> int:
+    """A topic's pages (TOPIC_PAGE_SIZE records each) in every interface language; how many."""
+    found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
+    count = max(1, -(-len(items) // TOPIC_PAGE_SIZE))
+    written = 0
+    for number in range(1, count + 1):
+        topic = Topic(
+            kind=kind,
+            term=term,
+            labels=dict(found.labels),
+            definition=found.definition,
+            total=len(items),
+            page=number,
+            page_size=TOPIC_PAGE_SIZE,
+            items=items[(number - 1) * TOPIC_PAGE_SIZE : number * TOPIC_PAGE_SIZE],
+        )
+        name = Links.topic_file(term, number)
+        switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
+        for ui in UI_LANGUAGES:
+            _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, _links(ui, 3), topic, switch=switch))
+            written += 1
+    return written
+
+
 def build_site(index: LibraryIndex, out: Path) -> int:
     """Write the whole site into the empty folder `out`; the number of HTML pages written."""
     briefs = index.briefs()
@@ -170,18 +199,9 @@ def build_site(index: LibraryIndex, out: Path) -> int:
         for pair in dict.fromkeys(_terms(item)):
             by_term.setdefault(pair, []).append(item)
 
-    def top(ui: str) -> Links:
-        return Links(base="../", static_site=True, ui=ui, here="")
-
-    def deep(ui: str) -> Links:
-        return Links(base="../../", static_site=True, ui=ui, here="../")
-
-    def deeper(ui: str) -> Links:
-        return Links(base="../../../", static_site=True, ui=ui, here="../../")
-
     pages = 1
     for ui in UI_LANGUAGES:
-        home = search_page(ui, top(ui), everything, switch="../{ui}/index.html", client_side=True)
+        home = search_page(ui, _links(ui, 1), everything, switch="../{ui}/index.html", client_side=True)
         _page(out, f"{ui}/index.html", home)
         pages += 1
     for item in briefs:
@@ -190,27 +210,14 @@ def build_site(index: LibraryIndex, out: Path) -> int:
             continue
         switch = "../../{ui}/incidents/" + f"{item.id}.html"
         for ui in UI_LANGUAGES:
-            _page(out, f"{ui}/incidents/{item.id}.html", incident_page(ui, deep(ui), incident, switch=switch))
+            _page(
+                out,
+                f"{ui}/incidents/{item.id}.html",
+                incident_page(ui, _links(ui, 2), incident, switch=switch),
+            )
             pages += 1
     for (kind, term), items in sorted(by_term.items()):
-        found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
-        count = max(1, -(-len(items) // TOPIC_PAGE_SIZE))
-        for number in range(1, count + 1):
-            topic = Topic(
-                kind=kind,
-                term=term,
-                labels=dict(found.labels),
-                definition=found.definition,
-                total=len(items),
-                page=number,
-                page_size=TOPIC_PAGE_SIZE,
-                items=items[(number - 1) * TOPIC_PAGE_SIZE : number * TOPIC_PAGE_SIZE],
-            )
-            name = Links.topic_file(term, number)
-            switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
-            for ui in UI_LANGUAGES:
-                _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, deeper(ui), topic, switch=switch))
-                pages += 1
+        pages += _topic_pages(out, kind, term, items)
     return pages
 
 
