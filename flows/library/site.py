@@ -51,7 +51,7 @@ def _terms(item: Brief) -> list[tuple[str, str]]:
 # the records' list data in chunks of META_CHUNK (loaded for the results shown). Every file is a
 # script calling LIBRARY.shard(name, data): browsers refuse fetch() from file://.
 
-META_CHUNK = 100
+META_CHUNK = 50
 ROW_SLOTS = 16  # a text row is position * ROW_SLOTS + its language's slot
 FILTERS = ("root_cause", "component")  # the search page's filters
 
@@ -64,7 +64,7 @@ def shard_key(token: str) -> str:
     first = token[0]
     if first.isascii() and first.isalnum():
         return token[:2]
-    return f"u{ord(first) % 128}"
+    return f"u{ord(first) % 256}"
 
 
 def _deltas(numbers: list[int]) -> list[int]:
