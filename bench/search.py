@@ -1,10 +1,13 @@
 """The library's search index over generated records (en, ko, ja): build, incremental update, query latency.
 
-usage: .venv/bin/python bench/search.py [--records 10000] [--changed 100] [--queries 300] [--seed 7]
+usage: .venv/bin/python bench/search.py [--records 10000] [--changed 100] [--queries 300] [--no-site]
 Targets (issue "Serve the approved records"): build < 30 s, incremental update after 100 changed
-files < 1 s, p95 < 50 ms for full-text, filter and facet queries. Every query goes through
-LibraryIndex.search as the API and the MCP server call it. Wall times on a shared machine swing
-with its load (printed at the end); CPU times (the querying thread's) much less.
+files < 1 s, p95 < 50 ms for full-text, filter and facet queries. Issue 37: the static site
+(`incidents export --site`) <= 100 MB, its index page <= 500 KB, the search files loaded on a
+first search <= 1 MB (search.js, the manifest, the shards the words need and the list data of the
+first 20 results: the files static/search.js loads, worked out here from the same tokens).
+Every query goes through LibraryIndex.search as the API and the MCP server call it. Wall times on
+a shared machine swing with its load (printed at the end); CPU times (the querying thread's) much less.
 """
 
 from __future__ import annotations
@@ -126,6 +129,59 @@ def timed(index: LibraryIndex, queries: list[Query]) -> tuple[float, float, floa
     return (*percentiles(wall), *percentiles(cpu), hits / len(queries))
 
 
+def site_figures(index: LibraryIndex, out: Path, queries: list[str]) -> None:
+    """Export the static site and print its size, its index page's and a first search's downloads."""
+    from flows.library.site import META_CHUNK, SITE_PAGE_SIZE, export_site, shard_key
+    from flows.library.tokens import query_words
+
+    start = time.perf_counter()
+    export_site(index, out)
+    took = time.perf_counter() - start
+    files = [p for p in out.rglob("*") if p.is_file()]
+    total = sum(p.stat().st_size for p in files)
+    by_part: dict[str, int] = {}
+    for p in files:
+        parts = p.relative_to(out).parts
+        key = "/".join(parts[:2]) if len(parts) > 2 else parts[0]
+        by_part[key] = by_part.get(key, 0) + p.stat().st_size
+    home = (out / "en" / "index.html").stat().st_size
+    search = out / "static" / "search"
+    shards = {p.stem for p in search.glob("*.js")}
+    position = {item.id: i for i, item in enumerate(index.briefs())}
+    fixed = (out / "static" / "search.js").stat().st_size + (search / "manifest.js").stat().st_size
+    loads = []
+    for q in queries:
+        needed: set[str] = set()
+        for w in query_words(q):
+            for i, token in enumerate(w.phrase):
+                last = w.prefix and i == len(w.phrase) - 1
+                if last and len(token) == 1 and token.isascii() and token.isalnum():
+                    needed |= {k for k in shards if k[0] == token and len(k) <= 2}
+                elif shard_key(token) in shards:
+                    needed.add(shard_key(token))
+        found = index.search(Query(q=q, page_size=100, facets=False))
+        ids = [item.id for item in found.items]
+        if found.total > len(ids):  # every match, for their positions
+            ids = []
+            for page in range(1, -(-found.total // 100) + 1):
+                ids += [i.id for i in index.search(Query(q=q, page=page, page_size=100, facets=False)).items]
+        first = sorted(position[i] for i in ids)[:SITE_PAGE_SIZE]
+        needed |= {f"m{p // META_CHUNK}" for p in first}
+        loads.append(fixed + sum((search / f"{name}.js").stat().st_size for name in needed))
+    loads.sort()
+    print(
+        f"\nstatic site: {total / 1e6:.1f} MB in {len(files)} files, exported in {took:.0f} s",
+        "  target <= 100 MB",
+    )
+    for key, size in sorted(by_part.items(), key=lambda kv: -kv[1])[:8]:
+        print(f"  {size / 1e6:7.1f} MB  {key}")
+    print(f"index page (en/index.html): {home / 1e3:.0f} kB   target <= 500 kB")
+    print(
+        f"first search downloads over {len(loads)} queries: median {statistics.median(loads) / 1e3:.0f} kB,"
+        f" max {loads[-1] / 1e3:.0f} kB (search.js + manifest {fixed / 1e3:.0f} kB)   target <= 1 MB"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=10_000)
@@ -134,6 +190,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--lexicon", type=int, default=3000, help="made-up words per language")
     parser.add_argument("--keep", action="store_true", help="keep the generated records and index")
+    parser.add_argument("--no-site", dest="site", action="store_false", help="skip the static site's figures")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
@@ -224,6 +281,10 @@ def main() -> None:
         incident = index.incident(f"IL-{rng.randint(1, args.records):05d}")
         assert incident is not None
     print(f"\nincident with related: {(time.perf_counter() - start) / 20 * 1000:.1f} ms each (mean of 20)")
+    if args.site:
+        site_figures(
+            index, root / "site", [word() for _ in range(50)] + [word(common=False) for _ in range(50)]
+        )
     index.close()
     if args.keep:
         print(f"kept {root}")

@@ -1,4 +1,4 @@
-"""The library's search index: records/ in SQLite (FTS5 trigram, bm25), kept current by file mtime and digest.
+"""The library's search index: records/ in SQLite (FTS5 over tokens.py's tokens, bm25), kept current.
 
 The index is a cache: delete it and the next query rebuilds it. A rescan compares the records
 folder with what the index holds (a stat per file) and re-reads only the files whose size or mtime

@@ -38,11 +38,17 @@ class Links:
 
     base: str
     static_site: bool = False
+    # Static site: the page's own interface language and the way from its folder to that language's
+    # folder ("../" from en/incidents/): links within one language are that much shorter.
+    ui: str | None = None
+    here: str = ""
 
     def _page(self, ui: str, path: str) -> str:
         suffix = ".html" if self.static_site and path else ""
         if self.static_site and not path:
             path = "index.html"
+        if self.static_site and ui == self.ui:
+            return f"{self.here}{path}{suffix}"
         return f"{self.base}{ui}/{path}{suffix}"
 
     def home(self, ui: str) -> str:

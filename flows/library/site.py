@@ -9,6 +9,7 @@ did not write is never replaced.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import shutil
@@ -50,7 +51,7 @@ def _terms(item: Brief) -> list[tuple[str, str]]:
 # the records' list data in chunks of META_CHUNK (loaded for the results shown). Every file is a
 # script calling LIBRARY.shard(name, data): browsers refuse fetch() from file://.
 
-META_CHUNK = 100
+META_CHUNK = 50
 ROW_SLOTS = 16  # a text row is position * ROW_SLOTS + its language's slot
 FILTERS = ("root_cause", "component")  # the search page's filters
 
@@ -63,7 +64,7 @@ def shard_key(token: str) -> str:
     first = token[0]
     if first.isascii() and first.isalnum():
         return token[:2]
-    return f"u{ord(first) % 128}"
+    return f"u{ord(first) % 256}"
 
 
 def _deltas(numbers: list[int]) -> list[int]:
@@ -141,6 +142,35 @@ def _compact(html: str) -> str:
     return _INDENT.sub("\n", html)
 
 
+def _links(ui: str, depth: int) -> Links:
+    """Links from a page `depth` folders below the site's root, in interface language `ui`."""
+    return Links(base="../" * depth, static_site=True, ui=ui, here="../" * (depth - 1))
+
+
+def _topic_pages(out: Path, kind: str, term: str, items: list[Brief]) -> int:
+    """A topic's pages (TOPIC_PAGE_SIZE records each) in every interface language; how many."""
+    found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
+    count = max(1, -(-len(items) // TOPIC_PAGE_SIZE))
+    written = 0
+    for number in range(1, count + 1):
+        topic = Topic(
+            kind=kind,
+            term=term,
+            labels=dict(found.labels),
+            definition=found.definition,
+            total=len(items),
+            page=number,
+            page_size=TOPIC_PAGE_SIZE,
+            items=items[(number - 1) * TOPIC_PAGE_SIZE : number * TOPIC_PAGE_SIZE],
+        )
+        name = Links.topic_file(term, number)
+        switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
+        for ui in UI_LANGUAGES:
+            _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, _links(ui, 3), topic, switch=switch))
+            written += 1
+    return written
+
+
 def build_site(index: LibraryIndex, out: Path) -> int:
     """Write the whole site into the empty folder `out`; the number of HTML pages written."""
     briefs = index.briefs()
@@ -150,7 +180,8 @@ def build_site(index: LibraryIndex, out: Path) -> int:
     for name in ("library.css", "search.js"):
         shutil.copyfile(STATIC / name, static / name)
     write_search_index(index, briefs, static / "search")
-    with (out / "records.jsonl").open("w", encoding="utf-8") as dump:
+    # Compressed: the dump is for downloading (a fifth of the size; `gunzip` or any JSON Lines reader).
+    with gzip.open(out / "records.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as dump:
         for line in index.record_lines():
             dump.write(line + "\n")
     (out / ".nojekyll").write_text("", encoding="utf-8")  # GitHub Pages: serve files as they are
@@ -168,12 +199,9 @@ def build_site(index: LibraryIndex, out: Path) -> int:
         for pair in dict.fromkeys(_terms(item)):
             by_term.setdefault(pair, []).append(item)
 
-    top = Links(base="../", static_site=True)
-    deep = Links(base="../../", static_site=True)
-    deeper = Links(base="../../../", static_site=True)
     pages = 1
     for ui in UI_LANGUAGES:
-        home = search_page(ui, top, everything, switch="../{ui}/index.html", client_side=True)
+        home = search_page(ui, _links(ui, 1), everything, switch="../{ui}/index.html", client_side=True)
         _page(out, f"{ui}/index.html", home)
         pages += 1
     for item in briefs:
@@ -182,27 +210,14 @@ def build_site(index: LibraryIndex, out: Path) -> int:
             continue
         switch = "../../{ui}/incidents/" + f"{item.id}.html"
         for ui in UI_LANGUAGES:
-            _page(out, f"{ui}/incidents/{item.id}.html", incident_page(ui, deep, incident, switch=switch))
+            _page(
+                out,
+                f"{ui}/incidents/{item.id}.html",
+                incident_page(ui, _links(ui, 2), incident, switch=switch),
+            )
             pages += 1
     for (kind, term), items in sorted(by_term.items()):
-        found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
-        count = max(1, -(-len(items) // TOPIC_PAGE_SIZE))
-        for number in range(1, count + 1):
-            topic = Topic(
-                kind=kind,
-                term=term,
-                labels=dict(found.labels),
-                definition=found.definition,
-                total=len(items),
-                page=number,
-                page_size=TOPIC_PAGE_SIZE,
-                items=items[(number - 1) * TOPIC_PAGE_SIZE : number * TOPIC_PAGE_SIZE],
-            )
-            name = Links.topic_file(term, number)
-            switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
-            for ui in UI_LANGUAGES:
-                _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, deeper, topic, switch=switch))
-                pages += 1
+        pages += _topic_pages(out, kind, term, items)
     return pages
 
 

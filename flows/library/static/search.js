@@ -98,7 +98,7 @@ var LIBRARY = (function () {
     if (token.charAt(0) === "@") return "at-" + token.slice(1).split(":")[0].replace(/_/g, "-");
     var first = token.charAt(0);
     if (/^[a-z0-9]$/i.test(first)) return token.slice(0, 2);
-    return "u" + (token.codePointAt(0) % 128);
+    return "u" + (token.codePointAt(0) % 256);
   }
 
   return { shard: shard, load: load, get: function (name) { return loaded[name]; }, stem: stem, tokens: tokens, queryWords: queryWords, shardKey: shardKey,
