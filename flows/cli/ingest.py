@@ -101,6 +101,8 @@ def _first_problem(exc: ValueError) -> str:
 def _check_addresses(urls: list[str], settings: Settings) -> None:
     """A URL whose host is a loopback or private address (or localhost) the guard would refuse:
     a config error now, not a failed source after Prefect has started."""
+    if not urls:
+        return
     from urllib.parse import urlsplit
 
     from flows.fetch.guard import AddressGuard
