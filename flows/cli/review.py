@@ -15,7 +15,10 @@ from flows.store.queue import QueueStore
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
-app = typer.Typer(help="The review queue: list, show, approve, reject.", no_args_is_help=True)
+app = typer.Typer(
+    help="The review queue: list, show, approve, reject, reopen, stats, and serve (the reviewers' web page).",
+    no_args_is_help=True,
+)
 
 StatusOpt = Annotated[
     str | None, typer.Option("--status", help="pending, approved or rejected (default: all).")
