@@ -24,6 +24,7 @@ import asyncio
 import concurrent.futures as cf
 import logging
 import os
+import time
 from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -122,7 +123,10 @@ class Outcomes(_Quoted):
 
 @flow(name="ingest", validate_parameters=False)
 async def ingest_flow(
-    request: IngestRequest | dict, settings: Settings | None = None, data_dir: str | None = None
+    request: IngestRequest | dict,
+    settings: Settings | None = None,
+    data_dir: str | None = None,
+    announce: str = "",
 ) -> Outcomes:
     """Discover, fetch, archive, extract, draft and queue; one outcome per source, never stopping.
 
@@ -131,8 +135,11 @@ async def ingest_flow(
 
     In-process callers pass Settings; a deployment passes plain JSON (the request and a data
     directory) and the settings are built here from the environment, so no secret is stored
-    with the flow run's parameters.
+    with the flow run's parameters. `announce` ("line" or "json", set by `incidents schedule`):
+    print one line about the run when it ends, with its counts (a served run's output is the
+    schedule command's).
     """
+    started = time.monotonic()
     request = IngestRequest.model_validate(request)
     if settings is None:
         settings = Settings() if data_dir is None else Settings(data_dir=Path(data_dir))
@@ -162,6 +169,10 @@ async def ingest_flow(
     outcomes += [outcome for done in each for outcome in done]
     remember(outcomes, settings)
     await publish_report(outcomes)
+    if announce:
+        from flows.schedule import run_line
+
+        print(run_line(request, outcomes, time.monotonic() - started, as_json=announce == "json"), flush=True)
     return Outcomes(outcomes)
 
 

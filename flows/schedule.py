@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -10,12 +11,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from flows.sources import load_sources
 from schema.errors import InputError
+
+if TYPE_CHECKING:
+    from flows.jobs import IngestRequest, Outcome
 
 SERVER_START_TIMEOUT = 120.0
 
@@ -35,18 +39,45 @@ def schedules(sources_file: Path) -> dict[str, str]:
     return {g: next(iter(c)) for g, c in sorted(crons.items())}
 
 
-def deployments(sources_file: Path, data_dir: Path) -> list[Any]:
-    """A deployment of the ingest flow per group: its cron, and parameters that name the group."""
+def run_line(
+    request: IngestRequest, outcomes: list[Outcome], seconds: float, *, as_json: bool = False
+) -> str:
+    """One line about a finished scheduled run: when, which deployment, how many sources and how
+    many of each outcome (as JSON with `as_json`)."""
+    from collections import Counter
+
+    from flows.clock import utc_now
+
+    counts = dict(sorted(Counter(o.status for o in outcomes).items()))
+    name = "ingest-" + "+".join(request.groups) if request.groups else "ingest"
+    if as_json:
+        return json.dumps(
+            {
+                "finished": utc_now(),
+                "deployment": name,
+                "sources": len(outcomes),
+                "counts": counts,
+                "seconds": round(seconds, 1),
+            }
+        )
+    shown = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing new"
+    return f"{utc_now()}  {name}  {len(outcomes)} source(s): {shown} ({seconds:.1f} s)"
+
+
+def deployments(sources_file: Path, data_dir: Path, *, announce: str = "line") -> list[Any]:
+    """A deployment of the ingest flow per group: its cron, and parameters that name the group.
+    `announce`: each run prints one line when it ends ("line", "json", or "" for none)."""
     from flows.pipeline import IngestRequest, ingest_flow
 
     out = []
     for group, cron in schedules(sources_file).items():
         request = IngestRequest(sources_file=str(sources_file.resolve()), groups=[group])
+        parameters = {"request": request.model_dump(mode="json"), "data_dir": str(data_dir.resolve())}
         out.append(
             ingest_flow.to_deployment(
                 name=f"ingest-{group}",
                 cron=cron,
-                parameters={"request": request.model_dump(mode="json"), "data_dir": str(data_dir.resolve())},
+                parameters={**parameters, "announce": announce},
                 tags=["incident-ingest", f"group:{group}"],
                 description=f"Ingest the {group!r} sources of {sources_file.name} on {cron}",
             )
