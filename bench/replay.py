@@ -7,10 +7,10 @@ refresh is a 304), one that changes before the refresh, one reached through two 
 to a 301 to the post), and a saved copy of one given with `--url`. The bench ingests them (the
 real ingest engine, into a temporary data directory), refreshes every URL (`archive refresh`),
 ingests again (the changed post must be drafted `changed`), exports a WACZ, then stops the blog
-and loads the WARC files
-into one pywb collection and the WACZ into another. For each URL it prints what pywb replays at
-the first capture's time and at the latest (`id_`, the archived response as it was): status and
-Content-Type. Every page should replay as text/html 200, and every redirect hop as its 3xx.
+and loads the WARC files into one pywb collection and the WACZ into another. For each URL it
+prints what pywb replays at the first capture's time and at the latest (`id_`, the archived
+response as it was): status and Content-Type. Every page should replay as text/html 200, and
+every redirect hop as its 3xx.
 Then, for each URL that was requested (not only the final ones), it follows pywb's replay hop by
 hop, as a browser would: a requested URL that redirected must replay as the same redirects,
 then the page.

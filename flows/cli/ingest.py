@@ -60,9 +60,8 @@ def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
             doomed[source] = why
     if request.url and not _http_or_https(request.url):
         usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
-    if request.from_file:
-        _check_list(Path(request.from_file))
-    urls = [source for source in request.sources if _http_or_https(source)]
+    listed = _check_list(Path(request.from_file)) if request.from_file else []
+    urls = [source for source in [*request.sources, *listed] if _http_or_https(source)]
     if request.sources_file or request.groups or request.feeds or request.sitemaps:
         from flows.discover import groups_of
         from schema.errors import InputError
@@ -149,9 +148,9 @@ def _content_problem(path: Path, warc: bool) -> str | None:
     return None
 
 
-def _check_list(path: Path) -> None:
+def _check_list(path: Path) -> list[str]:
     """--from-file: it exists, and no line is a URL of another scheme (a missing file listed in
-    it fails as its source, as on the command line)."""
+    it fails as its source, as on the command line); returns its entries."""
     from flows.jobs import unsupported
 
     if not path.is_file():
@@ -160,6 +159,7 @@ def _check_list(path: Path) -> None:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
         usage_error(f"--from-file {path}: not UTF-8 text (give one URL or path per line)")
+    entries = []
     for number, line in enumerate(lines, 1):
         entry = line.strip()
         if not entry or entry.startswith("#"):
@@ -167,6 +167,8 @@ def _check_list(path: Path) -> None:
         why = unsupported(entry)
         if why:
             usage_error(f"{path}:{number}: {why}")
+        entries.append(entry)
+    return entries
 
 
 def warm_here(request: IngestRequest, settings: Settings) -> None:

@@ -309,13 +309,16 @@ def test_empty_binary_and_unreadable_files_are_known_before_prefect(
         (["http://localhost/post"], "localhost is a loopback address"),
         (["http://10.1.2.3/post"], "10.1.2.3 is a private address"),
         (["--feed", "http://192.168.1.5/feed.xml"], "192.168.1.5 is a private address"),
+        (["--from-file", "LIST"], "http://[::1]/post: ::1 is a loopback address"),
     ],
 )
 def test_schemes_and_guarded_addresses_are_usage_errors(
     capsys, data_dir: Path, args: list[str], expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("INCIDENTS_ALLOW_HOSTS", raising=False)
-    result = run(capsys, "ingest", *args)
+    listing = data_dir / "urls.txt"
+    listing.write_text("# one a line\nhttps://blog.example.org/a\nhttp://[::1]/post\n")
+    result = run(capsys, "ingest", *[str(listing) if arg == "LIST" else arg for arg in args])
     assert result.code == 2, result
     line = _one_line(result.err)
     assert expected in line, line
