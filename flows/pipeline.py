@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import json
 import logging
 import os
 import time
@@ -37,6 +38,7 @@ from prefect.cache_policies import NONE
 from prefect.context import SyncClientContext
 from prefect.utilities.annotations import quote
 
+from flows.clock import utc_now
 from flows.discover import discover, remember
 from flows.fetch import Fetcher
 from flows.jobs import IngestRequest, Job, Outcome, job_for
@@ -170,10 +172,29 @@ async def ingest_flow(
     remember(outcomes, settings)
     await publish_report(outcomes)
     if announce:
-        from flows.schedule import run_line
-
         print(run_line(request, outcomes, time.monotonic() - started, as_json=announce == "json"), flush=True)
     return Outcomes(outcomes)
+
+
+def run_line(
+    request: IngestRequest, outcomes: list[Outcome], seconds: float, *, as_json: bool = False
+) -> str:
+    """One line about a finished scheduled run: when, which deployment, how many sources and how
+    many of each outcome (as JSON with `as_json`)."""
+    counts = dict(sorted(Counter(o.status for o in outcomes).items()))
+    name = "ingest-" + "+".join(request.groups) if request.groups else "ingest"
+    if as_json:
+        return json.dumps(
+            {
+                "finished": utc_now(),
+                "deployment": name,
+                "sources": len(outcomes),
+                "counts": counts,
+                "seconds": round(seconds, 1),
+            }
+        )
+    shown = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing new"
+    return f"{utc_now()}  {name}  {len(outcomes)} source(s): {shown} ({seconds:.1f} s)"
 
 
 def run_ingest(request: IngestRequest, settings: Settings) -> list[Outcome]:

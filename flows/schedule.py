@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -11,15 +10,12 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from flows.sources import load_sources
 from schema.errors import InputError
-
-if TYPE_CHECKING:
-    from flows.jobs import IngestRequest, Outcome
 
 SERVER_START_TIMEOUT = 120.0
 
@@ -37,31 +33,6 @@ def schedules(sources_file: Path) -> dict[str, str]:
     if not crons:
         raise InputError(f'{sources_file}: no source has a schedule (add schedule = "0 6 * * *")')
     return {g: next(iter(c)) for g, c in sorted(crons.items())}
-
-
-def run_line(
-    request: IngestRequest, outcomes: list[Outcome], seconds: float, *, as_json: bool = False
-) -> str:
-    """One line about a finished scheduled run: when, which deployment, how many sources and how
-    many of each outcome (as JSON with `as_json`)."""
-    from collections import Counter
-
-    from flows.clock import utc_now
-
-    counts = dict(sorted(Counter(o.status for o in outcomes).items()))
-    name = "ingest-" + "+".join(request.groups) if request.groups else "ingest"
-    if as_json:
-        return json.dumps(
-            {
-                "finished": utc_now(),
-                "deployment": name,
-                "sources": len(outcomes),
-                "counts": counts,
-                "seconds": round(seconds, 1),
-            }
-        )
-    shown = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing new"
-    return f"{utc_now()}  {name}  {len(outcomes)} source(s): {shown} ({seconds:.1f} s)"
 
 
 def deployments(sources_file: Path, data_dir: Path, *, announce: str = "line") -> list[Any]:

@@ -69,7 +69,7 @@ def test_a_finished_run_is_one_line_with_its_counts() -> None:
     import json
 
     from flows.jobs import IngestRequest, Outcome
-    from flows.schedule import run_line
+    from flows.pipeline import run_line
 
     request = IngestRequest(sources_file="sources.toml", groups=["daily"])
     outcomes = [
