@@ -3,13 +3,17 @@
 usage: python bench/replay.py [--pywb-venv DIR] [--pages N] [--keep]
 
 A loopback blog (127.0.0.2) serves N posts: plain, gzip-encoded, chunked, with an ETag (its
-refresh is a 304), one that changes before the refresh, one reached through a redirect, and a
-saved copy of one given with `--url`. The bench ingests them (the real ingest engine, into a
-temporary data directory), refreshes every URL (`archive refresh`), ingests again (the changed
-post must be drafted `changed`), exports a WACZ, then stops the blog and loads the WARC files
-into one pywb collection and the WACZ into another. For each URL it prints what pywb replays at
-the first capture's time and at the latest (`id_`, the archived response as it was): status and
-Content-Type. Every page should replay as text/html 200.
+refresh is a 304), one that changes before the refresh, one reached through two redirects (a 302
+to a 301 to the post), and a saved copy of one given with `--url`. The bench ingests them (the
+real ingest engine, into a temporary data directory), refreshes every URL (`archive refresh`),
+ingests again (the changed post must be drafted `changed`), exports a WACZ, then stops the blog
+and loads the WARC files into one pywb collection and the WACZ into another. For each URL it
+prints what pywb replays at the first capture's time and at the latest (`id_`, the archived
+response as it was): status and Content-Type. Every page should replay as text/html 200, and
+every redirect hop as its 3xx.
+Then, for each URL that was requested (not only the final ones), it follows pywb's replay hop by
+hop, as a browser would: a requested URL that redirected must replay as the same redirects,
+then the page.
 
 pywb 2.10 pins old gevent and jinja versions, so it gets a virtualenv of its own, made on first
 use (`pip install pywb==2.10.*`; default ~/.cache/incident-ingest/pywb-venv).
@@ -27,6 +31,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -79,9 +84,10 @@ def blog(server: LoopbackServer, posts: int) -> tuple[list[str], dict[str, str]]
     )
     for n in range(1, posts + 1):
         server.route(f"/posts/incident-{n}", post)
+    server.route("/older/incident-5", Reply(302, headers={"Location": "/old/incident-5"}))
     server.route("/old/incident-5", Reply(301, headers={"Location": server.url("/posts/incident-5", HOST)}))
     urls = [server.url(f"/posts/incident-{n}", HOST) for n in range(1, posts + 1) if n != 5]
-    urls.append(server.url("/old/incident-5", HOST))
+    urls.append(server.url("/older/incident-5", HOST))
     return urls, state
 
 
@@ -91,10 +97,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
 def replayed(port: int, coll: str, timestamp: str, url: str) -> str:
     """`status type` of what pywb replays; `(not the page)` when the body is not the post's."""
+    opener = urllib.request.build_opener(_NoRedirects)  # a redirect hop is shown as its 3xx
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/{coll}/{timestamp}id_/{url}", timeout=30) as r:
+        with opener.open(f"http://127.0.0.1:{port}/{coll}/{timestamp}id_/{url}", timeout=30) as r:
             body = r.read()
             if r.headers.get("Content-Encoding") == "gzip":
                 body = gzip.decompress(body)
@@ -102,6 +114,34 @@ def replayed(port: int, coll: str, timestamp: str, url: str) -> str:
             return seen if b"database pool exhausted" in body else f"{seen} (not the page)"
     except urllib.error.HTTPError as exc:
         return f"{exc.code} {(exc.headers.get('Content-Type') or '-').split(';')[0]}"
+
+
+def followed(port: int, coll: str, url: str) -> tuple[list[str], bool]:
+    """What pywb replays for `url` at its latest capture, hop by hop: `status type` of each
+    response along the way, and whether the last one is the post."""
+    opener = urllib.request.build_opener(_NoRedirects)
+    prefix = f"http://127.0.0.1:{port}/{coll}/"
+    chain: list[str] = []
+    for _ in range(6):
+        try:
+            with opener.open(f"{prefix}2id_/{url}", timeout=30) as r:
+                body = r.read()
+                if r.headers.get("Content-Encoding") == "gzip":
+                    body = gzip.decompress(body)
+                chain.append(f"{r.status} {(r.headers.get('Content-Type') or '-').split(';')[0]}")
+                return chain, b"database pool exhausted" in body
+        except urllib.error.HTTPError as exc:
+            chain.append(str(exc.code))
+            location = exc.headers.get("Location")
+            if not 300 <= exc.code < 400 or not location:
+                return chain, False
+            # pywb may hand the Location back rewritten into its own space, or as archived
+            if location.startswith(prefix):
+                location = location[len(prefix) :].split("/", 1)[1]
+            elif location.startswith("/" + coll + "/"):
+                location = location[len(coll) + 2 :].split("/", 1)[1]
+            url = urllib.parse.urljoin(url, location)
+    return chain, False
 
 
 def main() -> int:
@@ -183,8 +223,19 @@ def main() -> int:
             seen.append(replayed(port, "wacz", "2", url))
             path = url.split(str(server.port), 1)[-1]
             print(f"{path:<48} {' '.join(kinds):<44} {seen[0] + ' | ' + seen[1]:<30} {seen[2]}")
-            page = not path.startswith("/old/")
-            bad += sum(s != "200 text/html" for s in seen) if page else 0
+            if path.startswith("/old"):  # a redirect hop: replayed as the redirect it was
+                bad += sum(not s.startswith(("301", "302")) for s in seen)
+            else:
+                bad += sum(s != "200 text/html" for s in seen)
+        print(f"\n{'requested url':<48} {'pywb WARCs: latest, hop by hop':<34} pywb WACZ")
+        for url in urls:
+            path = url.split(str(server.port), 1)[-1]
+            shown = []
+            for coll in ("warcs", "wacz"):
+                chain, landed = followed(port, coll, url)
+                shown.append(" -> ".join(chain) + ("" if landed else " (not the page)"))
+                bad += not landed
+            print(f"{path:<48} {shown[0]:<34} {shown[1]}")
     finally:
         wayback.terminate()
         wayback.wait(timeout=30)
@@ -195,9 +246,9 @@ def main() -> int:
     print(
         f"\n{len(by_url)} URLs, {len(captures)} captures, {len(warcs)} WARC files: "
         + (
-            "every page replays as text/html 200"
+            "every page replays as text/html 200, every requested URL through its redirects to the page"
             if not bad
-            else f"{bad} replays of pages were not text/html 200"
+            else f"{bad} replays were not what was archived"
         )
     )
     return 0 if not bad else 1

@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures as cf
+import json
 import logging
 import os
+import time
 from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -36,6 +38,7 @@ from prefect.cache_policies import NONE
 from prefect.context import SyncClientContext
 from prefect.utilities.annotations import quote
 
+from flows.clock import utc_now
 from flows.discover import discover, remember
 from flows.fetch import Fetcher
 from flows.jobs import IngestRequest, Job, Outcome, job_for
@@ -122,7 +125,10 @@ class Outcomes(_Quoted):
 
 @flow(name="ingest", validate_parameters=False)
 async def ingest_flow(
-    request: IngestRequest | dict, settings: Settings | None = None, data_dir: str | None = None
+    request: IngestRequest | dict,
+    settings: Settings | None = None,
+    data_dir: str | None = None,
+    announce: str = "",
 ) -> Outcomes:
     """Discover, fetch, archive, extract, draft and queue; one outcome per source, never stopping.
 
@@ -131,8 +137,11 @@ async def ingest_flow(
 
     In-process callers pass Settings; a deployment passes plain JSON (the request and a data
     directory) and the settings are built here from the environment, so no secret is stored
-    with the flow run's parameters.
+    with the flow run's parameters. `announce` ("line" or "json", set by `incidents schedule`):
+    print one line about the run when it ends, with its counts (a served run's output is the
+    schedule command's).
     """
+    started = time.monotonic()
     request = IngestRequest.model_validate(request)
     if settings is None:
         settings = Settings() if data_dir is None else Settings(data_dir=Path(data_dir))
@@ -162,7 +171,30 @@ async def ingest_flow(
     outcomes += [outcome for done in each for outcome in done]
     remember(outcomes, settings)
     await publish_report(outcomes)
+    if announce:
+        print(run_line(request, outcomes, time.monotonic() - started, as_json=announce == "json"), flush=True)
     return Outcomes(outcomes)
+
+
+def run_line(
+    request: IngestRequest, outcomes: list[Outcome], seconds: float, *, as_json: bool = False
+) -> str:
+    """One line about a finished scheduled run: when, which deployment, how many sources and how
+    many of each outcome (as JSON with `as_json`)."""
+    counts = dict(sorted(Counter(o.status for o in outcomes).items()))
+    name = "ingest-" + "+".join(request.groups) if request.groups else "ingest"
+    if as_json:
+        return json.dumps(
+            {
+                "finished": utc_now(),
+                "deployment": name,
+                "sources": len(outcomes),
+                "counts": counts,
+                "seconds": round(seconds, 1),
+            }
+        )
+    shown = ", ".join(f"{n} {status}" for status, n in counts.items()) or "nothing new"
+    return f"{utc_now()}  {name}  {len(outcomes)} source(s): {shown} ({seconds:.1f} s)"
 
 
 def run_ingest(request: IngestRequest, settings: Settings) -> list[Outcome]:

@@ -35,18 +35,20 @@ def schedules(sources_file: Path) -> dict[str, str]:
     return {g: next(iter(c)) for g, c in sorted(crons.items())}
 
 
-def deployments(sources_file: Path, data_dir: Path) -> list[Any]:
-    """A deployment of the ingest flow per group: its cron, and parameters that name the group."""
+def deployments(sources_file: Path, data_dir: Path, *, announce: str = "line") -> list[Any]:
+    """A deployment of the ingest flow per group: its cron, and parameters that name the group.
+    `announce`: each run prints one line when it ends ("line", "json", or "" for none)."""
     from flows.pipeline import IngestRequest, ingest_flow
 
     out = []
     for group, cron in schedules(sources_file).items():
         request = IngestRequest(sources_file=str(sources_file.resolve()), groups=[group])
+        parameters = {"request": request.model_dump(mode="json"), "data_dir": str(data_dir.resolve())}
         out.append(
             ingest_flow.to_deployment(
                 name=f"ingest-{group}",
                 cron=cron,
-                parameters={"request": request.model_dump(mode="json"), "data_dir": str(data_dir.resolve())},
+                parameters={**parameters, "announce": announce},
                 tags=["incident-ingest", f"group:{group}"],
                 description=f"Ingest the {group!r} sources of {sources_file.name} on {cron}",
             )

@@ -69,6 +69,15 @@ class SourceGroup(BaseModel):
             raise ValueError("an index source needs link_pattern, a regex for the post links")
         return self
 
+    @field_validator("urls", "feed", "sitemap", "index")
+    @classmethod
+    def _http(cls, value: list[str] | str | None) -> list[str] | str | None:
+        for url in [value] if isinstance(value, str) else value or []:
+            scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+            if scheme not in ("http", "https") or not url.split("://", 1)[-1]:
+                raise ValueError(f"{url!r}: only http and https URLs are fetched")
+        return value
+
     @field_validator("schedule")
     @classmethod
     def _cron(cls, value: str | None) -> str | None:

@@ -6,8 +6,9 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 # response: fetched by us; revisit: fetched, payload identical to `revisit_of`; unchanged: 304;
-# resource: a saved page handed to `ingest`; imported: a record from a WARC made elsewhere.
-Kind = Literal["response", "revisit", "unchanged", "resource", "imported"]
+# resource: a saved page handed to `ingest`; imported: a record from a WARC made elsewhere;
+# redirect: a 3xx hop on the way to a fetched page (its own response record, as wget writes it).
+Kind = Literal["response", "revisit", "unchanged", "resource", "imported", "redirect"]
 
 
 @dataclass(frozen=True)

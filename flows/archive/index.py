@@ -65,6 +65,19 @@ CREATE TABLE IF NOT EXISTS import_skips (
     reason TEXT NOT NULL,
     PRIMARY KEY (warc_file, offset)
 );
+-- Every record we write, of every type (warcinfo, request, response, metadata...): where it is
+-- and the sha256 of its stored bytes (the gzip member), so `archive verify` catches a forged or
+-- damaged record in a file still open for appending (a closed file also has its whole sha256).
+-- Added after the first release: records written before it are checked as they were.
+CREATE TABLE IF NOT EXISTS records (
+    warc_file TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    length INTEGER NOT NULL,
+    record_type TEXT NOT NULL,
+    record_id TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    PRIMARY KEY (warc_file, offset)
+);
 CREATE TABLE IF NOT EXISTS link_checks (
     canonical_url TEXT PRIMARY KEY,
     checked_at TEXT NOT NULL,
@@ -172,6 +185,28 @@ class Index:
         values = tuple(getattr(capture, name) for name in _FIELDS)
         marks = ", ".join("?" for _ in _FIELDS)
         db.execute(f"INSERT OR IGNORE INTO captures ({', '.join(_FIELDS)}) VALUES ({marks})", values)
+
+    @staticmethod
+    def insert_record(
+        db: sqlite3.Connection,
+        warc_file: str,
+        offset: int,
+        length: int,
+        record_type: str,
+        record_id: str,
+        sha256: str,
+    ) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+            (warc_file, offset, length, record_type, record_id, sha256),
+        )
+
+    def records(self) -> list[sqlite3.Row]:
+        """Every record written here, by file and offset (see the `records` table)."""
+        try:
+            return self.query("SELECT * FROM records ORDER BY warc_file, offset")
+        except sqlite3.OperationalError:  # a read-only index from before the table existed
+            return []
 
     @staticmethod
     def _capture(row: sqlite3.Row) -> Capture:

@@ -16,6 +16,7 @@ from flows.archive.reader import read_content
 from flows.archive.warc import (
     Batch,
     WarcAppender,
+    Written,
     capture_id,
     http_request_headers,
     http_response_headers,
@@ -31,7 +32,7 @@ from schema.errors import ArchiveError, InputError
 
 if TYPE_CHECKING:
     from flows.archive.importer import Imported
-    from flows.fetch.result import FetchResult
+    from flows.fetch.result import Exchange, FetchResult
 
 # Captures that stand for a payload of their own or by reference (revisit), for `latest`.
 PAYLOAD_KINDS: tuple[Kind, ...] = ("response", "revisit", "resource", "imported")
@@ -119,6 +120,10 @@ class Archive:
                         http_headers=http_head,
                         warc_headers_dict={**headers, "WARC-Payload-Digest": digest},
                     )
+                robots_ids = [_write_exchange(batch, ex)[1] for ex in result.robots_exchanges]
+                for hop in result.redirects:
+                    if hop.exchange is not None:
+                        Index.insert(batch.db, _hop_capture(batch, hop.exchange))
                 request = b.create_warc_record(
                     result.final_url,
                     "request",
@@ -139,6 +144,7 @@ class Archive:
                     "rel_canonical": result.rel_canonical,
                     "redirects": [hop.as_dict() for hop in result.redirects],
                     "robots": result.robots.as_dict() if result.robots else None,
+                    "robots_record": robots_ids or None,
                     "timings": result.timings,
                     "attempts": result.attempts,
                     "payload_sha256": result.payload_sha256,
@@ -184,7 +190,11 @@ class Archive:
                 Index.insert(batch.db, capture)
                 return capture
 
-        return self._appender.submit(build)
+        earliest = min([date, *(_warc_date_of(ex.started_at) for ex in result.robots_exchanges)])
+        earliest = min(
+            [earliest, *(_warc_date_of(h.exchange.started_at) for h in result.redirects if h.exchange)]
+        )
+        return self._appender.submit(build, date=earliest)
 
     def store_resource(
         self, data: bytes, *, url: str, content_type: str, source_path: str | None = None
@@ -248,7 +258,7 @@ class Archive:
             Index.insert(batch.db, capture)
             return capture
 
-        return self._appender.submit(build)
+        return self._appender.submit(build, date=date)
 
     def import_warc(self, path: Path | str) -> list[Capture]:
         """Index the captures of a WARC made elsewhere (copied into raw/imported/ first)."""
@@ -326,6 +336,58 @@ class Archive:
         """The HTTP payload, de-chunked and content-decoded (a resource record: its bytes)."""
         holder = self.payload_capture(capture_id)
         return read_content(self.raw / holder.warc_file, holder.offset)
+
+
+def _write_exchange(batch: Batch, ex: Exchange) -> tuple[Written, str]:
+    """request + response records for one exchange made on the way (a redirect hop, robots.txt)."""
+    b = batch.builder
+    response_id = new_record_id()
+    common = {"WARC-Date": _warc_date_of(ex.started_at)}
+    if ex.peer:
+        common["WARC-IP-Address"] = ex.peer
+    body = BytesIO(ex.body)
+    headers = {**common, "WARC-Record-ID": response_id, "WARC-Payload-Digest": sha1_base32(body)}
+    if ex.truncated:
+        headers["WARC-Truncated"] = "length"
+    response = b.create_warc_record(
+        ex.url,
+        "response",
+        payload=body,
+        length=len(ex.body),
+        http_headers=http_response_headers(ex.status, ex.reason, ex.http_version, ex.headers),
+        warc_headers_dict=headers,
+    )
+    request = b.create_warc_record(
+        ex.url,
+        "request",
+        http_headers=http_request_headers(ex.request_line, ex.request_headers),
+        warc_headers_dict={**common, "WARC-Concurrent-To": response_id},
+    )
+    batch.write(request)
+    return batch.write(response), response_id
+
+
+def _hop_capture(batch: Batch, ex: Exchange) -> Capture:
+    """A redirect hop, archived and indexed (kind `redirect`): replay tools serve the redirect."""
+    where, record_id = _write_exchange(batch, ex)
+    content_type = next((v for k, v in ex.headers if k.lower() == "content-type"), None)
+    return Capture(
+        id=capture_id(record_id),
+        url=ex.url,
+        canonical_url=canonicalize_url(ex.url),
+        captured_at=_warc_date_of(ex.started_at),
+        status=ex.status,
+        mime=media_type(content_type),
+        payload_sha256=None,  # a redirect's body is not a page; its record's digest covers it
+        payload_digest=sha1_base32(BytesIO(ex.body)),
+        warc_file=where.warc_file,
+        offset=where.offset,
+        length=where.length,
+        revisit_of=None,
+        kind="redirect",
+        record_id=record_id,
+        content_type=content_type,
+    )
 
 
 def saved_page_urn(data: bytes) -> str:

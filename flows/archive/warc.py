@@ -65,8 +65,30 @@ class Written:
     length: int
 
 
+class _Digesting:
+    """The file as WARCWriter sees it: every byte written also goes into a sha256."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self._out = out
+        self.sha256 = hashlib.sha256()
+
+    def write(self, data: bytes) -> int:
+        self.sha256.update(data)
+        return self._out.write(data)
+
+    def flush(self) -> None:
+        self._out.flush()
+
+    def tell(self) -> int:
+        return self._out.tell()
+
+
 class Batch:
-    """Records written inside one `WarcAppender.append()`; all or none become part of the file."""
+    """Records written inside one `WarcAppender.append()`; all or none become part of the file.
+
+    Each record's place, type and the sha256 of its stored bytes (its gzip member) go into the
+    index's `records` table in the same transaction, so `archive verify` holds every record, of
+    every type, against what was written, in an open file as in a closed one."""
 
     def __init__(self, out: BinaryIO, name: str, db: Any) -> None:
         self._out = out
@@ -85,8 +107,23 @@ class Batch:
         if self.warcinfo_id and record.rec_type != "warcinfo" and not headers.get_header("WARC-Warcinfo-ID"):
             headers.add_header("WARC-Warcinfo-ID", self.warcinfo_id)
         offset = self._out.tell()
-        self._writer.write_record(record)
-        return Written(self.name, offset, self._out.tell() - offset)
+        tee = _Digesting(self._out)
+        self._writer.out = tee
+        try:
+            self._writer.write_record(record)
+        finally:
+            self._writer.out = self._out
+        written = Written(self.name, offset, self._out.tell() - offset)
+        Index.insert_record(
+            self.db,
+            written.warc_file,
+            written.offset,
+            written.length,
+            str(record.rec_type),
+            str(headers.get_header("WARC-Record-ID") or ""),
+            tee.sha256.hexdigest(),
+        )
+        return written
 
     def tell(self) -> int:
         return self._out.tell()
@@ -124,12 +161,16 @@ class WarcAppender:
         # A warcinfo record opens each run's writing in each file (this appender is one run):
         # many runs append to one file, and each says who wrote what follows, and how.
         self._warcinfo: dict[str, str] = {}
+        # A warcinfo record is dated before every record it introduces: at the start of this
+        # run, or earlier when a record to write is dated earlier (a fetch starts before it is
+        # archived). `submit(..., date=)` lowers it before its job can be written.
+        self._first_date = warc_date()
         self._lock = FileLock(str(raw_dir / ".lock"), timeout=600)
         self._queue: list[_Job[Any]] = []
         self._cv = threading.Condition()
         self._leading = False
 
-    def submit(self, build: Callable[[Batch], T]) -> T:
+    def submit(self, build: Callable[[Batch], T], *, date: str | None = None) -> T:
         """Run `build(batch)` inside an append and return its result, once it is on disk.
 
         Group commit: threads that arrive while another thread is writing queue up, and the
@@ -139,6 +180,8 @@ class WarcAppender:
         rolled back; the others in the batch are unaffected."""
         job: _Job[T] = _Job(build)
         with self._cv:
+            if date is not None:
+                self._first_date = min(self._first_date, date)
             self._queue.append(job)
             while not job.done:
                 if self._leading:
@@ -235,7 +278,9 @@ class WarcAppender:
         return name
 
     def _warcinfo_record(self, builder: WARCWriter, name: str) -> Any:
-        return builder.create_warcinfo_record(Path(name).name, warcinfo_fields(self._info))
+        record = builder.create_warcinfo_record(Path(name).name, warcinfo_fields(self._info))
+        record.rec_headers.replace_header("WARC-Date", self._first_date)
+        return record
 
 
 def warcinfo_fields(info: dict[str, str]) -> dict[str, str]:

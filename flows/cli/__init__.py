@@ -7,11 +7,13 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import archive, draft, extract, ingest, learn, library, review, schedule, validate
+from flows.cli import archive, draft, extract, help, ingest, learn, library, review, schedule, validate
 from flows.cli import settings as settings_cmd
 from flows.cli.common import error
 from flows.settings import VERSION
 from schema.errors import IngestError
+
+help.install()  # option types in words in every --help (TEXT, INTEGER, PATH; no <bool>)
 
 app = typer.Typer(
     name="incidents",

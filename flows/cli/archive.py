@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from flows.cli.common import DataDir, JsonFlag, make_settings
-from schema.errors import InputError
+from flows.cli.common import DataDir, JsonFlag, make_settings, usage_error
 
 if TYPE_CHECKING:
     from flows.archive import Archive
@@ -232,7 +231,7 @@ def export(
     from flows.archive.wacz import export_wacz
 
     if wacz is None:
-        raise InputError("say where to write: `incidents archive export --wacz OUT.wacz`")
+        usage_error("say where to write: `incidents archive export --wacz OUT.wacz`")
     with _archive(data_dir) as archive:
         count = export_wacz(archive, wacz)
     print(f"wrote {wacz} ({count} WARC files)")

@@ -65,18 +65,23 @@ def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
             doomed[source] = why
     if request.url and not _http_or_https(request.url):
         usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
-    if request.from_file:
-        _check_list(Path(request.from_file))
-    if request.sources_file or request.groups:
+    listed = _check_list(Path(request.from_file)) if request.from_file else []
+    urls = [source for source in [*request.sources, *listed] if _http_or_https(source)]
+    if request.sources_file or request.groups or request.feeds or request.sitemaps:
         from flows.discover import groups_of
         from schema.errors import InputError
 
         if request.groups and not request.sources_file:
             usage_error("--group picks groups of --sources; give --sources sources.toml too")
         try:
-            groups_of(request)
+            groups = groups_of(request)
         except InputError as exc:
             usage_error(str(exc))
+        except ValueError as exc:  # --feed or --sitemap that is not http(s)
+            usage_error(_first_problem(exc))
+        for group in groups:
+            urls += [*group.urls, *(u for u in (group.feed, group.sitemap, group.index) if u)]
+    _check_addresses(urls, settings)
     from flows.store.atomic import check_writable, unwritable
 
     try:
@@ -84,6 +89,37 @@ def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
     except OSError as exc:
         usage_error(unwritable(exc) or f"cannot use the data directory {settings.data_dir}: {exc}")
     return doomed
+
+
+def _first_problem(exc: ValueError) -> str:
+    """A pydantic error about --feed or --sitemap, as the option and what is wrong with it."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.errors():
+        error = exc.errors()[0]
+        field = str(error["loc"][0]) if error["loc"] else "source"
+        return f"--{field}: {str(error['msg']).removeprefix('Value error, ')}"
+    return str(exc)
+
+
+def _check_addresses(urls: list[str], settings: Settings) -> None:
+    """A URL whose host is a loopback or private address (or localhost) the guard would refuse:
+    a config error now, not a failed source after Prefect has started."""
+    if not urls:
+        return
+    from urllib.parse import urlsplit
+
+    from flows.fetch.guard import AddressGuard
+
+    guard = AddressGuard(settings.allow_hosts)
+    for url in urls:
+        try:
+            host = urlsplit(url).hostname or ""
+        except ValueError:
+            continue
+        why = guard.refused_without_lookup(host)
+        if why:
+            usage_error(f"{url}: {why}")
 
 
 def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[Path], bool]) -> str | None:
@@ -100,12 +136,26 @@ def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[P
     if not is_warc(path) and path.suffix.lower() not in page_types:
         kinds = ", ".join([*page_types, ".warc", ".warc.gz"])
         return f"unsupported file type {path.suffix or '(none)'}; give {kinds}"
+    return _content_problem(path, is_warc(path))
+
+
+def _content_problem(path: Path, warc: bool) -> str | None:
+    """An empty, unreadable or (for a page) binary file: known from its first bytes."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8192)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc}); check its permissions"
+    if not head:
+        return "is empty: give a saved page or a WARC file with content"
+    if not warc and b"\x00" in head and not head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 is text
+        return "is a binary file, not a page (.html, .md, .txt are text)"
     return None
 
 
-def _check_list(path: Path) -> None:
+def _check_list(path: Path) -> list[str]:
     """--from-file: it exists, and no line is a URL of another scheme (a missing file listed in
-    it fails as its source, as on the command line)."""
+    it fails as its source, as on the command line); returns its entries."""
     from flows.jobs import unsupported
 
     if not path.is_file():
@@ -114,6 +164,7 @@ def _check_list(path: Path) -> None:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
         usage_error(f"--from-file {path}: not UTF-8 text (give one URL or path per line)")
+    entries = []
     for number, line in enumerate(lines, 1):
         entry = line.strip()
         if not entry or entry.startswith("#"):
@@ -121,6 +172,8 @@ def _check_list(path: Path) -> None:
         why = unsupported(entry)
         if why:
             usage_error(f"{path}:{number}: {why}")
+        entries.append(entry)
+    return entries
 
 
 def warm_here(request: IngestRequest, settings: Settings) -> None:

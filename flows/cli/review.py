@@ -19,7 +19,10 @@ from flows.triage import DOUBTFUL, LANES, lane_of, skipped_pages, triage_text, u
 from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
-app = typer.Typer(help="The review queue: list, show, approve, reject.", no_args_is_help=True)
+app = typer.Typer(
+    help="The review queue: list, show, approve, reject, reopen, stats, and serve (the reviewers' web page).",
+    no_args_is_help=True,
+)
 
 StatusOpt = Annotated[
     str | None, typer.Option("--status", help="pending, approved, rejected or superseded (default: all).")

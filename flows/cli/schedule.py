@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from flows.cli.common import DataDir, make_settings, usage_error
+from flows.cli.common import DataDir, JsonFlag, make_settings, usage_error
 
 
 def register(app: typer.Typer) -> None:
@@ -18,9 +20,13 @@ def register(app: typer.Typer) -> None:
             "sources.toml"
         ),
         dry_run: Annotated[bool, typer.Option("--dry-run", help="List the deployments and stop.")] = False,
+        as_json: JsonFlag = False,
         data_dir: DataDir = None,
     ) -> None:
         """Run each scheduled group of sources.toml on its cron (Ctrl-C stops).
+
+        Prints each deployment, then one line per finished run: its time, deployment, number of
+        sources and the count of each outcome (drafted, duplicate, failed...); --json: as JSON.
 
         Uses the Prefect server in PREFECT_API_URL, or starts one on 127.0.0.1 for as long as this
         runs (Prefect will not schedule on its ephemeral server)."""
@@ -34,21 +40,33 @@ def register(app: typer.Typer) -> None:
         except InputError as exc:  # a missing or bad sources.toml is a config error: exit 2
             usage_error(str(exc))
         for group, cron in crons.items():
-            print(f"ingest-{group}  {cron}  {sources_file}")
+            if as_json:
+                print(
+                    json.dumps({"deployment": f"ingest-{group}", "cron": cron, "sources": str(sources_file)})
+                )
+            else:
+                print(f"ingest-{group}  {cron}  {sources_file}")
         if dry_run:
             return
         server = None
         if not os.environ.get("PREFECT_API_URL"):
             server, api = start_local_server()
             os.environ["PREFECT_API_URL"] = api
-            print(f"started a Prefect server at {api} (UI: {api.removesuffix('/api')})")
+            print(
+                f"started a Prefect server at {api} (UI: {api.removesuffix('/api')})",
+                file=sys.stderr if as_json else sys.stdout,
+            )
         quiet_prefect(verbose=False)
         from prefect import serve
 
         from flows.schedule import deployments
 
         try:
-            serve(*deployments(sources_file, settings.data_dir), print_starting_message=True)
+            announce = "json" if as_json else "line"
+            serve(
+                *deployments(sources_file, settings.data_dir, announce=announce),
+                print_starting_message=not as_json,
+            )
         finally:
             if server is not None:
                 server.terminate()

@@ -10,6 +10,7 @@ import os
 import random
 import ssl
 import tempfile
+import threading
 import time
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from flows.fetch.errors import HTTPStatusFailure, SourceGone
 from flows.fetch.guard import AddressGuard, GuardedBackend, QuietTLSSocket, Resolver
 from flows.fetch.politeness import HostGate
 from flows.fetch.pools import OriginPools
-from flows.fetch.result import FetchResult, Hop
+from flows.fetch.result import Exchange, FetchResult, Hop
 from flows.fetch.retry import RETRY_STATUSES, backoff_delay, parse_retry_after
 from flows.fetch.robots import ROBOTS_MAX_BYTES, RobotsCache
 from flows.fetch.urls import canonicalize_url, find_rel_canonical, host_key
@@ -121,6 +122,9 @@ class _Exchange:
     request_line: str
     request_headers: list[tuple[str, str]]
     peer: str | None
+    started_at: str = ""
+    wire: bytes = b""  # a redirect's or robots.txt's body as sent, for the archive
+    truncated: bool = False
     sink: BodySink | None = None
     body_path: Path | None = None
     memory: bytes = b""
@@ -133,6 +137,21 @@ class _Exchange:
     def header(self, name: str) -> str | None:
         lowered = name.lower()
         return next((v for k, v in self.headers if k.lower() == lowered), None)
+
+    def for_archive(self) -> Exchange:
+        return Exchange(
+            url=self.url,
+            status=self.status,
+            reason=self.reason,
+            http_version=self.http_version,
+            headers=self.headers,
+            request_line=self.request_line,
+            request_headers=self.request_headers,
+            peer=self.peer,
+            started_at=self.started_at,
+            body=self.wire,
+            truncated=self.truncated,
+        )
 
 
 BodyMode = Literal["file", "memory", "none"]
@@ -162,6 +181,9 @@ class Fetcher:
         self._client._cookies = _NoCookies()
         self._gate = HostGate(settings.concurrency)
         self._robots = RobotsCache(self._load_robots, settings.user_agent)
+        # robots.txt exchanges not yet handed to a fetch's result (for the archive), by host
+        self._robots_made: dict[str, list[Exchange]] = {}
+        self._robots_lock = threading.Lock()
         self._tmp = settings.raw_dir / ".tmp"
         self._rng = random.Random()
         _sweep_stale_bodies(self._tmp)
@@ -200,6 +222,7 @@ class Fetcher:
         seen = {urldefrag(url).url}
         current = urldefrag(url).url  # a fragment is never sent, nor archived in WARC-Target-URI
         robots_time = 0.0
+        robots_exchanges: list[Exchange] = []
         while True:
             _check_scheme(current)
             t = time.monotonic()
@@ -209,12 +232,14 @@ class Fetcher:
                 raise SkipSource(
                     decision.reason if "disallows" in decision.reason else f"{decision.reason}: {current}"
                 )
+            with self._robots_lock:
+                robots_exchanges += self._robots_made.pop(host_key(current), [])
             interval = max(self._s.min_interval, decision.crawl_delay or 0.0)
             ex = self._with_retries(current, headers, interval, deadline, "file")
             location = ex.header("location")
             if 300 <= ex.status < 400 and ex.status != 304 and location:
                 target = urldefrag(urljoin(current, location.strip())).url
-                hops.append(Hop(current, ex.status, target))
+                hops.append(Hop(current, ex.status, target, ex.for_archive()))
                 chain = " -> ".join([h.url for h in hops] + [target])
                 if urldefrag(target).url in seen:
                     raise FetchError(f"redirect loop: {chain}")
@@ -273,6 +298,7 @@ class Fetcher:
             peer_address=ex.peer,
             attempts=ex.attempts,
             previous=conditional,
+            robots_exchanges=robots_exchanges,
         )
 
     # -- robots.txt ------------------------------------------------------------------------
@@ -282,6 +308,8 @@ class Fetcher:
         current = robots_url
         for _ in range(ROBOTS_MAX_REDIRECTS + 1):
             ex = self._with_retries(current, {}, self._s.min_interval, deadline, "memory")
+            with self._robots_lock:  # archived with the first fetch it allows (see fetch)
+                self._robots_made.setdefault(host_key(robots_url), []).append(ex.for_archive())
             location = ex.header("location")
             if 300 <= ex.status < 400 and location:
                 current = urljoin(current, location.strip())
@@ -349,6 +377,7 @@ class Fetcher:
                 pool=left,
             )
             request = self._client.build_request("GET", url, headers=headers, timeout=timeout)
+            started_at = utc_now()
             t0 = time.monotonic()
             try:
                 response = self._client.send(request, stream=True)
@@ -366,10 +395,13 @@ class Fetcher:
                         (k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw
                     ],
                     peer=_peer(response),
+                    started_at=started_at,
                     waited=waited,
                 )
                 if 200 <= ex.status < 300 and mode != "none":
                     self._read_body(response, ex, mode, deadline)
+                elif 300 <= ex.status < 400 and ex.status != 304 and mode != "none":
+                    _keep_redirect_body(response, ex)  # archived with the hop
                 else:
                     _drain(response)
             finally:
@@ -382,12 +414,16 @@ class Fetcher:
     ) -> None:
         encoding = response.headers.get("content-encoding", "")
         if mode == "memory":
+            raw = io.BytesIO()
             sink = BodySink(
-                io.BytesIO(), encoding=encoding, cap=ROBOTS_MAX_BYTES, url=ex.url, head_limit=ROBOTS_MAX_BYTES
+                raw, encoding=encoding, cap=ROBOTS_MAX_BYTES, url=ex.url, head_limit=ROBOTS_MAX_BYTES
             )
-            with contextlib.suppress(BodyTooLarge):  # RFC 9309 2.5: rules past the limit may go
+            try:
                 self._pump(response, sink, deadline, ex.url)
+            except BodyTooLarge:  # RFC 9309 2.5: rules past the limit may go
+                ex.truncated = True
             ex.memory = bytes(sink.head)
+            ex.wire = raw.getvalue()
             return
         kind = media_type(response.headers.get("content-type"))
         if kind is not None and kind not in deadline.accept:
@@ -491,6 +527,19 @@ def _peer(response: httpx.Response) -> str | None:
 # page), so the connection goes back to the pool: closing a response part-read closes its socket,
 # and a re-run of a thousand 304s would open a thousand connections.
 DRAIN_BYTES = 64 * 1024
+
+
+def _keep_redirect_body(response: httpx.Response, ex: _Exchange) -> None:
+    """A redirect's body as sent (usually a line of HTML), up to DRAIN_BYTES, for its record."""
+    kept = bytearray()
+    with contextlib.suppress(httpx.HTTPError):  # a broken redirect body: the hop still counts
+        for chunk in response.iter_raw():
+            kept += chunk
+            if len(kept) > DRAIN_BYTES:
+                ex.truncated = True
+                del kept[DRAIN_BYTES:]
+                break
+    ex.wire = bytes(kept)
 
 
 def _drain(response: httpx.Response) -> None:

@@ -70,6 +70,27 @@ class AddressGuard:
     def _allowed_ip(self, ip: IPAddress) -> bool:
         return any(ip.version == net.version and ip in net for net in self._networks)
 
+    def refused_without_lookup(self, host: str) -> str | None:
+        """Why the guard will refuse `host`, when that is known without asking DNS (an IP
+        literal, or localhost); None otherwise. For checks before a run starts."""
+        name = host.strip("[]").lower().rstrip(".")
+        if not name or name in self._names:
+            return None
+        if name == "localhost" or name.endswith(".localhost"):  # RFC 6761: always loopback
+            ip: IPAddress = ipaddress.ip_address("127.0.0.1")
+        else:
+            try:
+                ip = ipaddress.ip_address(name)
+            except ValueError:
+                return None
+        why = _why_refused(ip)
+        if why is None or self._allowed_ip(ip):
+            return None
+        return (
+            f"{host} is a {why} address, refused unless listed in INCIDENTS_ALLOW_HOSTS "
+            f"(e.g. INCIDENTS_ALLOW_HOSTS={name})"
+        )
+
     def checked_addresses(self, host: str, port: int) -> list[str]:
         """Every address `host` resolves to, each checked; raises before anything connects."""
         name = host.strip("[]").lower().rstrip(".")

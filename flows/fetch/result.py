@@ -16,12 +16,33 @@ Outcome = Literal["fetched", "unchanged"]
 
 
 @dataclass(frozen=True)
+class Exchange:
+    """One HTTP exchange as it went over the wire, for the archive: a redirect hop or a
+    robots.txt fetch. `body` is the body as sent (content-encoding intact), up to a cap;
+    `truncated` when the cap cut it (the record then says WARC-Truncated: length)."""
+
+    url: str
+    status: int
+    reason: str
+    http_version: str
+    headers: list[tuple[str, str]]
+    request_line: str
+    request_headers: list[tuple[str, str]]
+    peer: str | None
+    started_at: str  # ISO 8601 UTC
+    body: bytes = b""
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
 class Hop:
-    """One redirect: the URL asked for, the status it answered, where it pointed."""
+    """One redirect: the URL asked for, the status it answered, where it pointed; `exchange`
+    is what went over the wire, archived as a response record of its own."""
 
     url: str
     status: int
     location: str
+    exchange: Exchange | None = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, object]:
         return {"url": self.url, "status": self.status, "location": self.location}
@@ -56,6 +77,9 @@ class FetchResult:
     peer_address: str | None  # the IP we connected to (WARC-IP-Address)
     attempts: int = 1
     previous: Capture | None = None  # the capture a conditional request was made against
+    # robots.txt exchanges first made for this fetch (they decided it may go ahead): archived
+    # with it. A host's robots.txt is fetched once per Fetcher, so only its first fetch has them.
+    robots_exchanges: list[Exchange] = field(default_factory=list)
     extra: dict[str, object] = field(default_factory=dict)
 
     @property

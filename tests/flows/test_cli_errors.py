@@ -278,3 +278,67 @@ def test_a_bad_setting_is_a_config_error_naming_the_variable(
     assert result.code == 2
     line = _one_line(result.err)
     assert "INCIDENTS_MIN_INTERVAL" in line and "incidents settings" in line
+
+
+def test_empty_binary_and_unreadable_files_are_known_before_prefect(
+    capsys, data_dir: Path, tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty.html"
+    empty.write_bytes(b"")
+    binary = tmp_path / "binary.html"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    unreadable = tmp_path / "locked.html"
+    unreadable.write_text("<p>secret</p>")
+    unreadable.chmod(0)
+    lines = [f"failed  {empty}: is empty: give a saved page or a WARC file with content"]
+    lines.append(f"failed  {binary}: is a binary file, not a page (.html, .md, .txt are text)")
+    sources = [str(empty), str(binary)]
+    if not os.access(unreadable, os.R_OK):  # root reads anything: then it is not unreadable
+        sources.append(str(unreadable))
+        lines.append(f"failed  {unreadable}: cannot be read (Permission denied); check its permissions")
+    result = run(capsys, "ingest", *sources)
+    assert result.out.splitlines() == lines
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--feed", "ftp://ftp.example.org/feed.xml"], "--feed: 'ftp://ftp.example.org/feed.xml': only http"),
+        (["--sitemap", "file:///etc/sitemap.xml"], "--sitemap: 'file:///etc/sitemap.xml': only http"),
+        (["http://127.0.0.1:9/post"], "http://127.0.0.1:9/post: 127.0.0.1 is a loopback address"),
+        (["http://localhost/post"], "localhost is a loopback address"),
+        (["http://10.1.2.3/post"], "10.1.2.3 is a private address"),
+        (["--feed", "http://192.168.1.5/feed.xml"], "192.168.1.5 is a private address"),
+        (["--from-file", "LIST"], "http://[::1]/post: ::1 is a loopback address"),
+    ],
+)
+def test_schemes_and_guarded_addresses_are_usage_errors(
+    capsys, data_dir: Path, args: list[str], expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("INCIDENTS_ALLOW_HOSTS", raising=False)
+    listing = data_dir / "urls.txt"
+    listing.write_text("# one a line\nhttps://blog.example.org/a\nhttp://[::1]/post\n")
+    result = run(capsys, "ingest", *[str(listing) if arg == "LIST" else arg for arg in args])
+    assert result.code == 2, result
+    line = _one_line(result.err)
+    assert expected in line, line
+    if "address" in expected:
+        assert "INCIDENTS_ALLOW_HOSTS" in line
+
+
+def test_a_sources_file_with_another_scheme_or_a_guarded_host_exits_2(
+    capsys, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("INCIDENTS_ALLOW_HOSTS", raising=False)
+    path = tmp_path / "sources.toml"
+    path.write_text('[[source]]\nname = "ftp"\nfeed = "ftp://ftp.example.org/feed.xml"\n')
+    result = run(capsys, "ingest", "--sources", str(path))
+    assert result.code == 2 and f"{path}:1: source 'ftp': feed:" in _one_line(result.err)
+    path.write_text('[[source]]\nname = "lan"\nurls = ["http://192.168.0.7/postmortem"]\n')
+    result = run(capsys, "ingest", "--sources", str(path))
+    assert result.code == 2 and "192.168.0.7 is a private address" in _one_line(result.err)
+    # allowed by INCIDENTS_ALLOW_HOSTS: no longer refused up front
+    monkeypatch.setenv("INCIDENTS_ALLOW_HOSTS", "192.168.0.0/16")
+    from flows.cli.ingest import _check_addresses
+
+    _check_addresses(["http://192.168.0.7/postmortem"], Settings(data_dir=data_dir))

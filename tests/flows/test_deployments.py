@@ -127,6 +127,28 @@ def test_schedule_serves_the_group_on_its_cron_and_a_run_drafts_it(data_dir: Pat
     assert _drafted_urls(data_dir) == {blog.url(p) for p in POSTMORTEMS}
 
 
+def test_each_finished_scheduled_run_prints_one_line_with_its_counts(data_dir: Path, tmp_path: Path) -> None:
+    import threading
+
+    port = free_port()
+    api = f"http://127.0.0.1:{port}/api"
+    env = _env(data_dir, tmp_path, INCIDENTS_PREFECT_PORT=str(port))
+    lines: list[str] = []
+    with LoopbackServer(("127.0.0.1",)) as blog:
+        serve_blog(blog)
+        proc = _schedule(_sources(tmp_path, blog), data_dir, env)
+        reader = threading.Thread(target=lambda: lines.extend(proc.stdout), daemon=True)  # type: ignore[arg-type]
+        reader.start()
+        try:
+            _wait("served deployment", lambda: _deployment(api) is not None, proc)
+            _prefect({**env, "PREFECT_API_URL": api}, "deployment", "run", "ingest/ingest-daily")
+            _wait("the run's line", lambda: any("  ingest-daily  " in line for line in lines), proc)
+        finally:
+            _stop(proc)
+    (line,) = [line for line in lines if "  ingest-daily  " in line]
+    assert f"{len(POSTMORTEMS)} drafted" in line and "source(s):" in line, lines
+
+
 def test_a_killed_schedule_leaves_no_server_behind(data_dir: Path, tmp_path: Path) -> None:
     port = free_port()
     api = f"http://127.0.0.1:{port}/api"

@@ -63,3 +63,37 @@ def test_dry_run_lists_deployments(capsys, tmp_path: Path) -> None:
     assert result.out.splitlines()[0].startswith("ingest-daily  0 6 * * *")
     missing = run(capsys, "schedule", "--sources", str(tmp_path / "nope.toml"), "--dry-run")
     assert missing.code == 2 and "no such sources file" in missing.err  # a config error
+
+
+def test_a_finished_run_is_one_line_with_its_counts() -> None:
+    import json
+
+    from flows.jobs import IngestRequest, Outcome
+    from flows.pipeline import run_line
+
+    request = IngestRequest(sources_file="sources.toml", groups=["daily"])
+    outcomes = [
+        Outcome(source="https://a.example/1", status="drafted", draft_id="d-1"),
+        Outcome(source="https://a.example/2", status="drafted", draft_id="d-2"),
+        Outcome(source="https://a.example/3", status="failed", reason="HTTP 500"),
+    ]
+    line = run_line(request, outcomes, 12.34)
+    assert line.endswith("  ingest-daily  3 source(s): 2 drafted, 1 failed (12.3 s)"), line
+    data = json.loads(run_line(request, outcomes, 12.34, as_json=True))
+    assert data["deployment"] == "ingest-daily" and data["sources"] == 3
+    assert data["counts"] == {"drafted": 2, "failed": 1} and data["seconds"] == 12.3
+    assert run_line(request, [], 1.0).endswith("0 source(s): nothing new (1.0 s)")
+
+
+def test_deployments_announce_their_runs(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    path = tmp_path / "sources.toml"
+    path.write_text(SOURCES)
+    built = {d.name: d for d in deployments(path, tmp_path / "data", announce="json")}
+    assert built["ingest-daily"].parameters["announce"] == "json"
+    result = run(capsys, "schedule", "--sources", str(path), "--dry-run", "--json")
+    assert [json.loads(line)["deployment"] for line in result.out.splitlines()] == [
+        "ingest-daily",
+        "ingest-weekly",
+    ]

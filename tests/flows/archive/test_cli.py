@@ -179,4 +179,4 @@ def test_export_wacz(
 
 def test_export_needs_a_target(env: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     result = run(capsys, "archive", "export")
-    assert result.code == 1 and "--wacz OUT.wacz" in result.err
+    assert result.code == 2 and "--wacz OUT.wacz" in result.err

@@ -69,13 +69,18 @@ def test_replay_resolves_the_html_response_for_every_url(
         (again,) = refresh(archive, fetcher, [loopback.url("/etag")])  # a 304: a revisit
         assert again.result == "unchanged" and again.capture and again.capture.kind == "unchanged"
         archive.store_resource(page, url="https://blog.example/saved", content_type=HTML)
-        ours = {c.url for c in archive.captures()}
+        kinds = {c.url: c.kind for c in archive.captures()}
+        ours = set(kinds)
     lines = cdxj(settings.raw_dir)
-    assert {fields["url"] for _k, _s, fields in lines} == ours  # no metadata record is a capture
-    html = {(f["url"], f["digest"]) for _k, _s, f in lines if f["mime"] == "text/html"}
+    # no metadata record is a capture; robots.txt is archived (it decided the fetch), not a page
+    assert {fields["url"] for _k, _s, fields in lines} == ours | {loopback.url("/robots.txt")}
+    assert kinds[loopback.url("/moved")] == "redirect"
+    html = {(f["url"], f["digest"]) for _k, _s, f in lines if f.get("mime") == "text/html"}
     for url in ours:
         for fields in replayed(lines, url):
-            if fields["mime"] == "warc/revisit":  # resolved by its digest to an HTML response
+            if kinds[url] == "redirect":  # the hop replays as the redirect it was
+                assert fields["status"] == "301", fields
+            elif fields["mime"] == "warc/revisit":  # resolved by its digest to an HTML response
                 assert (url, fields["digest"]) in html, fields
             else:
                 assert fields["mime"] == "text/html" and fields.get("status", "200") == "200", fields
@@ -107,8 +112,11 @@ def test_a_304_is_a_server_not_modified_revisit(settings: Settings, loopback: Lo
     assert revisit.get_header("WARC-Refers-To") == first.record_id
     assert revisit.get_header("WARC-Refers-To-Target-URI") == first.url
     assert revisit.get_header("WARC-Refers-To-Date") == first.captured_at
-    types = [h.get_header("WARC-Type") for h, _ in records]
-    assert types.count("response") == 1  # the 304 adds a revisit, no second response
+    responses = [
+        h.get_header("WARC-Target-URI") for h, _ in records if h.get_header("WARC-Type") == "response"
+    ]
+    # the 304 adds a revisit, no second response (the other response is robots.txt's)
+    assert sorted(responses) == [loopback.url("/p"), loopback.url("/robots.txt")]
     meta = [
         parse_warc_fields(body)
         for h, body in records

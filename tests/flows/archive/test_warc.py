@@ -43,11 +43,22 @@ def test_fetch_writes_request_response_metadata(settings: Settings, loopback: Lo
         result.discard()
     (path,) = warc_files(settings.raw_dir)
     url = loopback.url("/new")
-    assert _records(path) == [("warcinfo", None), ("request", url), ("response", url), ("metadata", url)]
+    robots_url, old = loopback.url("/robots.txt"), loopback.url("/old")
+    # robots.txt, then the redirect hop, then the page: each a request and its response
+    assert _records(path) == [
+        ("warcinfo", None),
+        *[("request", robots_url), ("response", robots_url)],
+        *[("request", old), ("response", old)],
+        *[("request", url), ("response", url), ("metadata", url)],
+    ]
     with open(path, "rb") as fh:
         records = [(r.rec_headers, r.content_stream().read()) for r in ArchiveIterator(fh)]
     (meta,) = [(h, body) for h, body in records if h.get_header("WARC-Type") == "metadata"]
-    (response,) = [h for h, _ in records if h.get_header("WARC-Type") == "response"]
+    (response,) = [
+        h
+        for h, _ in records
+        if h.get_header("WARC-Type") == "response" and h.get_header("WARC-Target-URI") == url
+    ]
     # WARC's own metadata format, linked to its response: replay tools never take it for the page.
     assert meta[0].get_header("Content-Type") == "application/warc-fields"
     assert meta[0].get_header("WARC-Concurrent-To") == response.get_header("WARC-Record-ID")
@@ -83,7 +94,8 @@ def test_warcio_check_and_index_pass(settings: Settings, loopback: LoopbackServe
     indexed = warcio("index", "-f", "warc-type,warc-target-uri,offset", *files)
     assert indexed.returncode == 0, indexed.stderr
     types = [json.loads(line)["warc-type"] for line in indexed.stdout.splitlines()]
-    assert types.count("response") == 2 and types.count("revisit") == 1 and types.count("resource") == 1
+    # two pages and the robots.txt that allowed them
+    assert types.count("response") == 3 and types.count("revisit") == 1 and types.count("resource") == 1
 
 
 def test_identical_payload_becomes_a_revisit(settings: Settings, loopback: LoopbackServer) -> None:
@@ -140,7 +152,11 @@ def test_torn_tail_is_cut_before_the_next_append(settings: Settings) -> None:
         fh.write(b"\x1f\x8b\x08\x00 half a gzip member")  # what a kill mid-write leaves
     with Archive(settings) as archive:
         report = verify(archive.raw, archive.index)
-        assert [p.problem for p in report.problems or []][0].endswith("the next append cuts them)")
+        (torn,) = [p.problem for p in report.problems or []]  # one line for the torn tail
+        assert (
+            torn.startswith("23 bytes after the last complete record")
+            and "the next append cuts them)" in torn
+        )
         second = archive.store_resource(b"<p>two</p>", url="https://example.org/2", content_type="text/html")
         assert verify(archive.raw, archive.index).ok
         assert archive.read_payload(first.id) == b"<p>one</p>"
