@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from flows.cli.common import DataDir, JsonFlag, make_settings, usage_error
+from schema.errors import InputError
 
 if TYPE_CHECKING:
     from flows.archive import Archive
