@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -251,12 +252,52 @@ def _saved_capture(record: _Record, index: Index) -> Capture:
     )
 
 
+def _hop_capture(record: _Record) -> Capture:
+    """A redirect hop's capture, as Archive.record_fetch indexed it (kind `redirect`)."""
+    status = None
+    with contextlib.suppress(TypeError, ValueError, AttributeError):
+        status = int(record.http.get_statuscode())
+    content_type = record.http.get_header("Content-Type") if record.http is not None else None
+    return Capture(
+        id=capture_id(record.record_id),
+        url=record.url,
+        canonical_url=canonicalize_url(record.url),
+        captured_at=record.date,
+        status=status,
+        mime=media_type(content_type),
+        payload_sha256=None,
+        payload_digest=record.headers.get_header("WARC-Payload-Digest"),
+        warc_file="",
+        offset=record.offset,
+        length=record.length,
+        revisit_of=None,
+        kind="redirect",
+        record_id=record.record_id,
+        content_type=content_type,
+    )
+
+
+def _hops_of(metadata: dict[str | None, _Record]) -> tuple[set[str], set[str]]:
+    """The redirect hops' URLs and robots.txt exchanges' record ids the fetches' metadata names."""
+    hops: set[str] = set()
+    robots: set[str] = set()
+    for meta in metadata.values():
+        for line in meta.fields.get("redirects", []):
+            with contextlib.suppress(ValueError, TypeError, AttributeError):
+                hops.add(str(json.loads(line)["url"]))
+        robots.update(meta.fields.get("robots_record", []))
+    return hops, robots
+
+
 def _written_captures(records: list[_Record], index: Index) -> Iterator[Capture]:
     """Captures of a file we wrote, in file order. A fetch counts once its metadata record is
-    there (the last of its three, written in the same commit); a saved page is a lone resource
-    or revisit record, one no request record points at."""
+    there (the last of its three, written in the same commit), and so do the redirect hops it
+    lists (a response and its request each, no metadata of their own; robots.txt exchanges are
+    archived the same way but not indexed); a saved page is a lone resource or revisit record,
+    one no request record points at."""
     requests = {r.headers.get_header("WARC-Concurrent-To"): r for r in records if r.rec_type == "request"}
     metadata = {r.headers.get_header("WARC-Concurrent-To"): r for r in records if r.rec_type == "metadata"}
+    hops, robots = _hops_of(metadata)
     for record in records:
         if record.rec_type not in ("response", "resource", "revisit"):
             continue
@@ -264,6 +305,8 @@ def _written_captures(records: list[_Record], index: Index) -> Iterator[Capture]
             meta = metadata.get(record.record_id)
             if meta is not None:
                 yield _fetch_capture(record, meta, index)
+            elif record.rec_type == "response" and record.url in hops and record.record_id not in robots:
+                yield _hop_capture(record)
         elif record.rec_type in ("resource", "revisit"):
             yield _saved_capture(record, index)
 
@@ -336,6 +379,13 @@ def _index_written(index: Index, raw: Path, name: str, newest: bool, max_bytes: 
             "INSERT INTO warc_files (name, origin, size, closed, sha256) VALUES (?, 'written', ?, ?, ?)",
             (name, end, int(not open_for_append), digest),
         )
+        with open(path, "rb") as fh:  # each record's stored bytes, as the writer keeps them for verify
+            for record in records:
+                fh.seek(record.offset)
+                digest = hashlib.sha256(fh.read(record.length)).hexdigest()
+                Index.insert_record(
+                    db, name, record.offset, record.length, record.rec_type, record.record_id, digest
+                )
         for capture in _written_captures(records, index):
             placed = Capture(**{**capture.as_dict(), "warc_file": name})  # type: ignore[arg-type]
             Index.insert(db, placed)
