@@ -50,19 +50,10 @@ def _http_or_https(value: str) -> bool:
 def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
     """What can be checked before any flow runs, in well under a second. A usage or config error
     (a URL of another scheme, --url, --from-file, --sources and its groups, the data directory)
-    is one line and exit 2. Returns the direct sources that can only fail (a missing file, a
-    folder, a type that is not a page), with why: like any failed source they do not stop a run."""
-    from flows.jobs import unsupported
-    from flows.pages import PAGE_TYPES, is_warc
-
-    doomed: dict[str, str] = {}
-    for source in request.sources:
-        usage = unsupported(source)
-        if usage:
-            usage_error(usage)
-        why = _local_problem(source, PAGE_TYPES, is_warc)
-        if why:
-            doomed[source] = why
+    is one line and exit 2, and so is a file given that is empty, binary or unreadable. Returns
+    the direct sources that can only fail (a missing file, a folder, a type that is not a page),
+    with why: like any failed source they do not stop a run."""
+    doomed = _direct_sources(request.sources)
     if request.url and not _http_or_https(request.url):
         usage_error(f"--url {request.url}: the web address of a saved page must be an http or https URL")
     listed = _check_list(Path(request.from_file)) if request.from_file else []
@@ -88,6 +79,32 @@ def preflight(request: IngestRequest, settings: Settings) -> dict[str, str]:
         check_writable(settings.data_dir, "raw", "records/queue")
     except OSError as exc:
         usage_error(unwritable(exc) or f"cannot use the data directory {settings.data_dir}: {exc}")
+    return doomed
+
+
+def _direct_sources(sources: list[str]) -> dict[str, str]:
+    """The sources named on the command line: a URL of another scheme, or a file that is there
+    but empty, binary or unreadable, is a usage error (the first named, one line); a missing
+    file, a folder or a type that is not a page is returned with why, to fail as its source."""
+    from flows.jobs import unsupported
+    from flows.pages import PAGE_TYPES, is_warc
+
+    doomed: dict[str, str] = {}
+    unusable: list[str] = []
+    for source in sources:
+        usage = unsupported(source)
+        if usage:
+            usage_error(usage)
+        why = _local_problem(source, PAGE_TYPES, is_warc)
+        if why:
+            doomed[source] = why
+        elif not _is_url(source):
+            bad = _content_problem(Path(source), is_warc(Path(source)))
+            if bad:
+                unusable.append(f"{source}: {bad}")
+    if unusable:
+        more = f" (and {len(unusable) - 1} more such file(s))" if len(unusable) > 1 else ""
+        usage_error(unusable[0] + more)
     return doomed
 
 
@@ -123,7 +140,9 @@ def _check_addresses(urls: list[str], settings: Settings) -> None:
 
 
 def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[Path], bool]) -> str | None:
-    """Why a local source can only fail (its outcome line names the source), or None."""
+    """Why a local source can only fail (its outcome line names the source), or None: a missing
+    file, a folder, a type that is not a page. A file that is there but empty, binary or
+    unreadable is a usage error instead (`_content_problem`): the person named the wrong file."""
     from flows.jobs import is_url
 
     if is_url(source):
@@ -136,7 +155,13 @@ def _local_problem(source: str, page_types: dict[str, str], is_warc: Callable[[P
     if not is_warc(path) and path.suffix.lower() not in page_types:
         kinds = ", ".join([*page_types, ".warc", ".warc.gz"])
         return f"unsupported file type {path.suffix or '(none)'}; give {kinds}"
-    return _content_problem(path, is_warc(path))
+    return None
+
+
+def _is_url(source: str) -> bool:
+    from flows.jobs import is_url
+
+    return is_url(source)
 
 
 def _content_problem(path: Path, warc: bool) -> str | None:

@@ -290,14 +290,21 @@ def test_empty_binary_and_unreadable_files_are_known_before_prefect(
     unreadable = tmp_path / "locked.html"
     unreadable.write_text("<p>secret</p>")
     unreadable.chmod(0)
-    lines = [f"failed  {empty}: is empty: give a saved page or a WARC file with content"]
-    lines.append(f"failed  {binary}: is a binary file, not a page (.html, .md, .txt are text)")
-    sources = [str(empty), str(binary)]
+    cases = [
+        (empty, "is empty: give a saved page or a WARC file with content"),
+        (binary, "is a binary file, not a page (.html, .md, .txt are text)"),
+    ]
     if not os.access(unreadable, os.R_OK):  # root reads anything: then it is not unreadable
-        sources.append(str(unreadable))
-        lines.append(f"failed  {unreadable}: cannot be read (Permission denied); check its permissions")
-    result = run(capsys, "ingest", *sources)
-    assert result.out.splitlines() == lines
+        cases.append((unreadable, "cannot be read (Permission denied); check its permissions"))
+    good = tmp_path / "good.html"
+    good.write_text("<h1>Outage</h1><p>The database failed.</p>")
+    for path, why in cases:  # a usage error, one line and exit 2, before Prefect (no run at all)
+        result = run(capsys, "ingest", str(good), str(path))
+        assert result.code == 2 and result.out == "", result.err
+        assert _one_line(result.err) == f"error: {path}: {why}"
+    both = run(capsys, "ingest", str(empty), str(binary))
+    assert both.code == 2 and _one_line(both.err).endswith("(and 1 more such file(s))")
+    assert not (data_dir / "raw").exists() or not list((data_dir / "raw").glob("*.warc*"))
 
 
 @pytest.mark.parametrize(
