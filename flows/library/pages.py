@@ -42,12 +42,17 @@ class Links:
     # folder ("../" from en/incidents/): links within one language are that much shorter.
     ui: str | None = None
     here: str = ""
+    # Static site: the page's own folder within its language ("incidents/" on an incident page):
+    # links to a page beside it are just its file name.
+    folder: str = ""
 
     def _page(self, ui: str, path: str) -> str:
         suffix = ".html" if self.static_site and path else ""
         if self.static_site and not path:
             path = "index.html"
         if self.static_site and ui == self.ui:
+            if self.folder and path.startswith(self.folder) and "/" not in path[len(self.folder) :]:
+                return f"{path[len(self.folder) :]}{suffix}"
             return f"{self.here}{path}{suffix}"
         return f"{self.base}{ui}/{path}{suffix}"
 

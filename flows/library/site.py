@@ -128,23 +128,37 @@ def write_search_index(index: LibraryIndex, briefs: list[Brief], folder: Path) -
     (folder / "manifest.js").write_text(_script("manifest", manifest), encoding="utf-8")
 
 
-def _page(out: Path, relative: str, html: str) -> None:
+def _page(out: Path, relative: str, html: str, *, ui: str | None = None) -> None:
+    """Write a page; with `ui` (incident and topic pages: no scripts) also without the markup a
+    browser does not need (see _minify)."""
     path = out / relative
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(_compact(html), encoding="utf-8")
+    path.write_text(_minify(_compact(html), ui) if ui else _compact(html), encoding="utf-8")
 
 
-_INDENT = re.compile(r"\n[ \t]+")
+_SPACE = re.compile(r"[ \t]*\n\s*")
+# An attribute value that needs no quotes (HTML: no space, quote, =, <, >, `; never a leading /,
+# so the test that every link is relative still sees one). Record text never holds =" (escaped).
+_QUOTED = re.compile(r'(?<=[a-z])="([A-Za-z0-9_.:#-][A-Za-z0-9_./:#-]*)"')
 
 
 def _compact(html: str) -> str:
-    """Without the templates' indentation (a tenth of a page; no <pre> in our pages)."""
-    return _INDENT.sub("\n", html)
+    """Without the templates' indentation and empty lines (no <pre> in our pages)."""
+    return _SPACE.sub("\n", html)
 
 
-def _links(ui: str, depth: int) -> Links:
+def _minify(html: str, ui: str) -> str:
+    """An incident or topic page in a fifth less: attribute values unquoted where HTML allows, and
+    no lang="UI" inside the body (the <html> element already says it; these pages nest no lang in
+    another). Text and what a browser shows are unchanged."""
+    head, body = html.split("<body>", 1)
+    body = body.replace(f' lang="{ui}"', "")
+    return _QUOTED.sub(r"=\1", f"{head}<body>{body}")
+
+
+def _links(ui: str, depth: int, folder: str = "") -> Links:
     """Links from a page `depth` folders below the site's root, in interface language `ui`."""
-    return Links(base="../" * depth, static_site=True, ui=ui, here="../" * (depth - 1))
+    return Links(base="../" * depth, static_site=True, ui=ui, here="../" * (depth - 1), folder=folder)
 
 
 def _topic_pages(out: Path, kind: str, term: str, items: list[Brief]) -> int:
@@ -166,7 +180,8 @@ def _topic_pages(out: Path, kind: str, term: str, items: list[Brief]) -> int:
         name = Links.topic_file(term, number)
         switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
         for ui in UI_LANGUAGES:
-            _page(out, f"{ui}/topics/{kind}/{name}.html", topic_page(ui, _links(ui, 3), topic, switch=switch))
+            html = topic_page(ui, _links(ui, 3), topic, switch=switch)
+            _page(out, f"{ui}/topics/{kind}/{name}.html", html, ui=ui)
             written += 1
     return written
 
@@ -213,7 +228,8 @@ def build_site(index: LibraryIndex, out: Path) -> int:
             _page(
                 out,
                 f"{ui}/incidents/{item.id}.html",
-                incident_page(ui, _links(ui, 2), incident, switch=switch),
+                incident_page(ui, _links(ui, 2, folder="incidents/"), incident, switch=switch),
+                ui=ui,
             )
             pages += 1
     for (kind, term), items in sorted(by_term.items()):

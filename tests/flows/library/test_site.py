@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +211,50 @@ def test_the_site_and_the_server_find_the_same_records(site: Path, library_setti
             browser.close()
     assert found == expected
     assert expected["인증서"] == ["IL-0042"] and expected["커널"] == ["IL-0101"]
+
+
+class _Parsed(HTMLParser):
+    """A page as a browser's parser reads it: (tag, attributes) and text, in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.items: list[Any] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.items.append((tag, sorted(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        if data.strip():
+            self.items.append(" ".join(data.split()))
+
+
+def _parsed(html: str) -> list[Any]:
+    parser = _Parsed()
+    parser.feed(html)
+    return parser.items
+
+
+def test_the_smaller_pages_say_the_same(library_settings: Settings) -> None:
+    """Unquoted attributes and no lang="UI" below <body> (the <html> element says it): the same
+    elements, attributes and text as the templates wrote, for an incident in each interface language."""
+    from flows.library.pages import incident_page
+    from flows.library.site import _compact, _links, _minify
+
+    with LibraryIndex.for_settings(library_settings) as index:
+        incident = index.incident("IL-0101")
+    assert incident is not None
+    for ui in ("en", "ko"):
+        html = _compact(incident_page(ui, _links(ui, 2, "incidents/"), incident, switch="../../{ui}/x.html"))
+        small = _minify(html, ui)
+        assert len(small) < len(html) and 'class="tag"' not in small and "class=tag" in small
+        assert f' lang="{ui}"' in html and f"lang={ui}" not in small.split("<body>")[1]
+        expected = [
+            (item[0], [a for a in item[1] if a != ("lang", ui) or item[0] == "html"])
+            if isinstance(item, tuple)
+            else item
+            for item in _parsed(html)
+        ]
+        assert _parsed(small) == expected
+    # A value HTML cannot leave unquoted, or one starting with "/", keeps its quotes.
+    kept = '<html lang="en"><body><a href="/x" title="a b" data-q="x&amp;y" lang="ko">=&#34;</a>'
+    assert _minify(kept, "en") == kept.replace('lang="en"', "lang=en").replace('lang="ko"', "lang=ko")
