@@ -20,12 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from flows.fetch import canonicalize_url
+from flows.store.ledger import Ledger
 from tests.flows.pipeline_fixtures import HTML, PAGES, POSTMORTEMS, POSTS, process_env, rss
 from tests.flows.test_orphans import descendants, running, survivors
 from tests.httpserver import LoopbackServer, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
-STEPS = ["warc", "index", "queued", "ledger", "discovery"]
+# Each step, and how many drafts are queued when the run is killed there: none before drafting,
+# the first page's (or the few drafted alongside it) mid-way, all three after discovery's state.
+STEPS = {"warc": {0}, "index": {0}, "queued": {1, 2}, "ledger": {1, 2}, "discovery": {3}}
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="reads processes from /proc (Linux)"
 )
@@ -84,6 +88,8 @@ def test_ingest_killed_after_each_step_resumes_without_duplicates(
     status, err, seen = killed_run(cmd, data_dir, step)
     try:
         assert status == -signal.SIGKILL, err[-2000:]
+        assert "Traceback" not in err
+        assert len(drafts(data_dir)) in STEPS[step]  # killed where the step says, not before or after
         assert any("uvicorn" in line for line in seen.values()), seen  # Prefect's server was up
         left = survivors(seen, within=20)
         assert not left, f"still running after ingest was killed with kill -9 after {step}: {left}"
@@ -103,6 +109,12 @@ def test_ingest_killed_after_each_step_resumes_without_duplicates(
     assert sorted(d["source"]["url"] for d in queued) == sorted(blog.url(p) for p in POSTMORTEMS)
     assert len({d["draft_id"] for d in queued}) == len(POSTMORTEMS)
     assert not list((data_dir / "records").glob("IL-*.json"))
+    ledger = Ledger(data_dir / "raw" / "ledger.sqlite")
+    try:
+        known = ledger.get_many([canonicalize_url(blog.url(p)) for p in POSTMORTEMS])
+    finally:
+        ledger.close()
+    assert sorted(e.draft_id for e in known.values()) == sorted(d["draft_id"] for d in queued)
 
     for check in (["archive", "verify"], ["validate"]):
         result = run(data_dir, sys.executable, "-m", "flows", *check)
