@@ -16,6 +16,7 @@ from flows.gate import gate
 from flows.jobs import IngestRequest, Job, Outcome, failure, is_url, job_for
 from flows.settings import Settings
 from flows.sources import SourceGroup, load_sources
+from flows.store import faults
 from flows.store.ledger import Ledger
 from flows.store.sqlite import SqliteStore
 from schema.errors import FetchError, IngestError, InputError
@@ -346,3 +347,4 @@ def remember(outcomes: list[Outcome], settings: Settings) -> None:
                     store.checked(canonicalize_url(outcome.source), now)
     finally:
         store.close()
+    faults.after("discovery")  # the run's entries are marked seen; its report is not out yet

@@ -11,7 +11,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from flows.faults import data_dir_error
+from flows.failures import data_dir_error
 from flows.pages import is_warc
 from schema.errors import IngestError, SkipSource
 

@@ -15,6 +15,7 @@ from flows.drafting import Drafted, DraftTask
 from flows.jobs import Job, Outcome, Status, or_failure, unsupported
 from flows.pages import read_page
 from flows.settings import Settings
+from flows.store import faults
 from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore
 from flows.triage import doubtful_note
@@ -244,6 +245,7 @@ class Ingestor:
         if drafted.skip and (self.gate or gate_says_no_article(drafted.reasons)):
             why = "not a postmortem: " + ("; ".join(drafted.reasons[:3]) or "the drafter's verdict")
             self.ledger.put(Entry(task.canonical_url, task.digest, draft_id, task.snapshot, skipped=why))
+            faults.after("ledger")
             return Outcome(
                 source=task.job.source, status="skipped", reason=why, snapshot=task.snapshot, url=task.url
             )
@@ -267,9 +269,11 @@ class Ingestor:
                 Reviews(self.settings).supersede(previous.draft_id, newer=draft_id, by="incident-ingest")
         else:
             added = self.queue.add_text(draft_id, drafted.text)
+        faults.after("queued")  # the draft is in the queue, the ledger does not know it yet
         self.ledger.put(
             Entry(url=task.canonical_url, digest=task.digest, draft_id=draft_id, snapshot=task.snapshot)
         )
+        faults.after("ledger")
         status: Status = "duplicate" if not added else "changed" if was else "drafted"
         return Outcome(
             source=task.job.source,

@@ -50,7 +50,7 @@ class ReviewError(IngestError):
 
 class DataDirError(IngestError):
     """The data directory failed under us (full, read-only, an I/O error, a lock held past its
-    timeout), not the program: the message names it and what to do (flows/faults.py)."""
+    timeout), not the program: the message names it and what to do (flows/failures.py)."""
 
 
 class SkipSource(IngestError):

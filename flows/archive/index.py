@@ -15,7 +15,7 @@ from schema.errors import ArchiveError
 
 INDEX_NAME = "index.sqlite"
 # Seconds a write waits for another process's write to end before "database is locked" (which
-# flows/faults.py turns into one line naming the data directory).
+# flows/failures.py turns into one line naming the data directory).
 BUSY_TIMEOUT = 60.0
 
 SCHEMA = """

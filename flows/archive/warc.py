@@ -24,6 +24,7 @@ from warcio.warcwriter import WARCWriter
 
 from flows.archive.index import Index
 from flows.settings import VERSION
+from flows.store import faults
 from flows.store.atomic import fsync_dir
 
 T = TypeVar("T")
@@ -224,28 +225,35 @@ class WarcAppender:
 
     @contextmanager
     def append(self) -> Iterator[Batch]:
-        with self._lock, self._index.transaction() as db:
-            name = self._current(db)
-            path = self._raw / name
-            with open(path, "ab") as out:
-                batch = Batch(out, name, db)
-                info_id = self._warcinfo.get(name)
-                if info_id is None:
-                    info = self._warcinfo_record(batch.builder, name)
-                    batch.write(info)
-                    info_id = str(info.rec_headers.get_header("WARC-Record-ID"))
-                batch.warcinfo_id = info_id
-                yield batch
-                out.flush()
-                os.fsync(out.fileno())
-                size = out.tell()
-            closed = size >= self._max
-            db.execute(
-                "UPDATE warc_files SET size = ?, closed = ?, sha256 = ? WHERE name = ?",
-                (size, int(closed), sha256_file(path) if closed else None, name),
-            )
-            if closed:
-                _freeze(path)
+        with self._lock:
+            # The file is chosen (a new one registered) in a transaction of its own: a run killed
+            # in its first batch leaves a known file whose torn tail the next writer cuts, never
+            # a WARC file the index does not know.
+            with self._index.transaction() as db:
+                name = self._current(db)
+            with self._index.transaction() as db:
+                path = self._raw / name
+                with open(path, "ab") as out:
+                    batch = Batch(out, name, db)
+                    info_id = self._warcinfo.get(name)
+                    if info_id is None:
+                        info = self._warcinfo_record(batch.builder, name)
+                        batch.write(info)
+                        info_id = str(info.rec_headers.get_header("WARC-Record-ID"))
+                    batch.warcinfo_id = info_id
+                    yield batch
+                    out.flush()
+                    os.fsync(out.fileno())
+                    faults.after("warc")  # on disk, not yet indexed: the next writer cuts it
+                    size = out.tell()
+                closed = size >= self._max
+                db.execute(
+                    "UPDATE warc_files SET size = ?, closed = ?, sha256 = ? WHERE name = ?",
+                    (size, int(closed), sha256_file(path) if closed else None, name),
+                )
+                if closed:
+                    _freeze(path)
+        faults.after("index")  # the batch and its index rows are committed
         self._warcinfo[name] = info_id  # only once the batch that holds it is committed
 
     def _current(self, db: Any) -> str:

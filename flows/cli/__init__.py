@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except Exception as exc:
         # A full disk, an I/O error, a lock held past its timeout: one line naming the data
-        # directory and what to do (flows/faults.py); anything else is a bug, with its traceback.
-        from flows.faults import data_dir_error
+        # directory and what to do (flows/failures.py); anything else is a bug, with its traceback.
+        from flows.failures import data_dir_error
 
         mapped = data_dir_error(exc)
         if mapped is None:

@@ -37,9 +37,9 @@ def make_settings(data_dir: Path | None) -> Settings:
         usage_error(f"bad setting: {listing} (see `incidents settings`)")
     if data_dir is not None:
         settings = settings.model_copy(update={"data_dir": data_dir})
-    from flows import faults
+    from flows import failures
 
-    faults.current_data_dir = settings.data_dir  # what a failing disk's line names
+    failures.current_data_dir = settings.data_dir  # what a failing disk's line names
     return settings
 
 

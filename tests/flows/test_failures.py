@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from filelock import FileLock, Timeout
 
-from flows.faults import data_dir_error
+from flows.failures import data_dir_error
 from flows.jobs import Outcome, failure
 from tests.cli import run
 from tests.conftest import DATA
