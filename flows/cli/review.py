@@ -20,7 +20,10 @@ from schema.draft import Draft
 from schema.errors import InputError, RecordInvalid
 
 app = typer.Typer(
-    help="The review queue: list, show, approve, reject, reopen, stats, and serve (the reviewers' web page).",
+    help=(
+        "The review queue: list, show, approve, reject, reopen, correct, stats, skipped, unskip, "
+        "and serve (the reviewers' web page)."
+    ),
     no_args_is_help=True,
 )
 
