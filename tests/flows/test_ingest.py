@@ -62,8 +62,7 @@ def test_each_run_publishes_a_table_of_outcomes(capsys, data_dir: Path, tmp_path
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
     from prefect.client.schemas.sorting import ArtifactSort
 
-    empty = tmp_path / "empty.html"
-    empty.write_bytes(b"")
+    empty = tmp_path / "missing.html"  # no such file: it fails as its source, the run goes on
     result = run(capsys, "ingest", str(SAMPLE), str(empty))
     assert result.code == 0, result.err
     with get_client(sync_client=True) as client:
@@ -155,18 +154,20 @@ def test_bad_sources_fail_with_reasons_and_the_run_goes_on(capsys, data_dir: Pat
     binary.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
     folder = tmp_path / "folder"
     folder.mkdir()
-    args = [str(empty), str(binary), str(folder), str(tmp_path / "missing.html"), str(SAMPLE)]
+    # A file that is there but empty or binary is the wrong file named: a usage error before any run.
+    for named in (empty, binary):
+        refused = run(capsys, "ingest", str(named), str(SAMPLE))
+        assert refused.code == 2 and refused.out == "" and str(named) in refused.err
+    args = [str(folder), str(tmp_path / "missing.html"), str(SAMPLE)]
     result = run(capsys, "ingest", *args)
     assert result.code == 0, result.err
     lines = result.out.splitlines()
-    assert len(lines) == 5
-    assert lines[0].startswith("failed") and "is empty" in lines[0]
-    assert lines[1].startswith("failed") and "binary content" in lines[1]
-    assert lines[2].startswith("failed") and "is a directory" in lines[2]
-    assert lines[3].startswith("failed") and "no such file" in lines[3]
-    assert lines[4].startswith("drafted")
+    assert len(lines) == 3
+    assert lines[0].startswith("failed") and "is a directory" in lines[0]
+    assert lines[1].startswith("failed") and "no such file" in lines[1]
+    assert lines[2].startswith("drafted")
     assert len(QueueStore(data_dir / "records" / "queue").ids()) == 1
-    strict = run(capsys, "ingest", "--strict", str(empty))
+    strict = run(capsys, "ingest", "--strict", str(folder), str(SAMPLE))
     assert strict.code == 1
 
 
