@@ -216,31 +216,44 @@ def import_file(archive: Archive, source: Path) -> Imported:
         name = _copy_in(source, archive.raw, sha256)
         done = Imported(source, name)
         with index.transaction() as db:
-            db.execute(
-                "INSERT INTO warc_files (name, origin, size, closed, sha256) VALUES (?, 'imported', ?, 1, ?)",
-                (name, (archive.raw / name).stat().st_size, sha256),
-            )
-            by_record: dict[str, Capture] = {}
-            skipped_ids: set[str] = set()
-            for entry in entries:
-                why = entry["skip"]
-                if why is None and entry["type"] == "revisit" and entry["refers_to"] in skipped_ids:
-                    why = "repeats a skipped record"
-                if why is not None:
-                    skipped_ids.add(entry["record_id"])
-                    item = Skipped(entry["url"], entry["type"], entry["offset"], why)
-                    db.execute(
-                        "INSERT INTO import_skips (warc_file, offset, record_type, url, reason) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        (name, item.offset, item.record_type, item.url, item.reason),
-                    )
-                    done.skipped.append(item)
-                    continue
-                capture = _capture(entry, name, by_record, index, db)
-                Index.insert(db, capture)
-                by_record[entry["record_id"]] = capture
-                done.captures.append(capture)
+            size = (archive.raw / name).stat().st_size
+            done.captures, done.skipped = index_entries(db, index, name, size, sha256, entries)
     return done
+
+
+def index_entries(
+    db: Any, index: Index, name: str, size: int, sha256: str, entries: list[dict[str, Any]]
+) -> tuple[list[Capture], list[Skipped]]:
+    """Index an imported file's scanned records inside `db`'s transaction: its `warc_files` row,
+    a capture for each web page, the other records as skipped with why. `archive import` and
+    `archive reindex` both index an imported file through this, so they give the same ids."""
+    db.execute(
+        "INSERT INTO warc_files (name, origin, size, closed, sha256) VALUES (?, 'imported', ?, 1, ?)",
+        (name, size, sha256),
+    )
+    captures: list[Capture] = []
+    skipped: list[Skipped] = []
+    by_record: dict[str, Capture] = {}
+    skipped_ids: set[str] = set()
+    for entry in entries:
+        why = entry["skip"]
+        if why is None and entry["type"] == "revisit" and entry["refers_to"] in skipped_ids:
+            why = "repeats a skipped record"
+        if why is not None:
+            skipped_ids.add(entry["record_id"])
+            item = Skipped(entry["url"], entry["type"], entry["offset"], why)
+            db.execute(
+                "INSERT OR IGNORE INTO import_skips (warc_file, offset, record_type, url, reason) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (name, item.offset, item.record_type, item.url, item.reason),
+            )
+            skipped.append(item)
+            continue
+        capture = _capture(entry, name, by_record, index, db)
+        Index.insert(db, capture)
+        by_record[entry["record_id"]] = capture
+        captures.append(capture)
+    return captures, skipped
 
 
 def _skipped_in(index: Index, name: str) -> list[Skipped]:

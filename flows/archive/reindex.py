@@ -327,7 +327,7 @@ def _order(raw: Path, names: list[str]) -> list[str]:
 
 
 def _index_imported(index: Index, raw: Path, name: str, done: Rebuilt) -> None:
-    from flows.archive.importer import Skipped, _capture, _scan
+    from flows.archive.importer import _scan, index_entries
 
     path = raw / name
     try:
@@ -340,30 +340,9 @@ def _index_imported(index: Index, raw: Path, name: str, done: Rebuilt) -> None:
     if len(prefix) == 12 and not whole.startswith(prefix):
         done.problems.append(f"{name}: changed since it was imported (its sha256 no longer starts {prefix})")
     with index.transaction() as db:
-        db.execute(
-            "INSERT INTO warc_files (name, origin, size, closed, sha256) VALUES (?, 'imported', ?, 1, ?)",
-            (name, path.stat().st_size, whole),
-        )
-        by_record: dict[str, Capture] = {}
-        skipped_ids: set[str] = set()
-        for entry in entries:
-            why = entry["skip"]
-            if why is None and entry["type"] == "revisit" and entry["refers_to"] in skipped_ids:
-                why = "repeats a skipped record"
-            if why is not None:
-                skipped_ids.add(entry["record_id"])
-                item = Skipped(entry["url"], entry["type"], entry["offset"], why)
-                db.execute(
-                    "INSERT OR IGNORE INTO import_skips (warc_file, offset, record_type, url, reason) "
-                    "VALUES (?, ?, ?, ?, ?)",
-                    (name, item.offset, item.record_type, item.url, item.reason),
-                )
-                done.skipped += 1
-                continue
-            capture = _capture(entry, name, by_record, index, db)
-            Index.insert(db, capture)
-            by_record[entry["record_id"]] = capture
-            done.captures["imported"] = done.captures.get("imported", 0) + 1
+        captures, skipped = index_entries(db, index, name, path.stat().st_size, whole, entries)
+    done.skipped += len(skipped)
+    done.captures["imported"] = done.captures.get("imported", 0) + len(captures)
 
 
 def _index_written(index: Index, raw: Path, name: str, newest: bool, max_bytes: int, done: Rebuilt) -> None:
