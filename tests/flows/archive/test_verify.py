@@ -132,8 +132,11 @@ def _forge(path: Path, target: Capture, old: bytes) -> bytes:
             if k not in ("WARC-Block-Digest", "WARC-Payload-Digest", "Content-Length", "WARC-Type")
         }
     content_type = keep.pop("Content-Type")
-    for letter in b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789":
-        new = body.replace(old, old[:-1] + bytes([letter]))
+    letters = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    # One changed letter finds a member of the same compressed length most of the time, not
+    # always; two changed letters give 62 x 62 tries, so the search does not fail by chance.
+    for first, last in ((a, b) for a in letters for b in letters):
+        new = body.replace(old, old[:-2] + bytes([first, last]))
         out = BytesIO()
         writer = WARCWriter(out, gzip=True, warc_version="1.1")
         forged = writer.create_warc_record(
