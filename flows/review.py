@@ -277,7 +277,9 @@ class Reviews:
             draft = self._pending(draft_id, "approve", expected_version)
             target = source_of or (draft.supersedes if _RECORD_ID.match(draft.supersedes or "") else None)
             if target:
-                return self._approve_into(draft, target, reviewer, edits, now, as_source=bool(source_of))
+                return self._approve_into(
+                    draft, target, reviewer, edits, now, as_source=bool(source_of), comment=comment
+                )
             machine = draft.record.model_dump(mode="json")
             merged = merge_edits(machine, edits) if edits else machine  # a fresh dump: no copy
             # Validate the merge before an id is spent or anything is written.
@@ -338,7 +340,9 @@ class Reviews:
 
     # -- a record's later versions (flows/lifecycle.py): every write goes through _write_version --
 
-    def _write_version(self, version: Version, *, by: str, at: str, action: str) -> Record:
+    def _write_version(
+        self, version: Version, *, by: str, at: str, action: str, comment: str | None = None
+    ) -> Record:
         """A record's new version without a draft (a correction): the earlier version into
         history, the record, and its audit line, in one journal intent."""
         line = audit_entry(
@@ -348,6 +352,7 @@ class Reviews:
             version=version.version,
             record_id=version.record.id,
             changes=version.changes,
+            **_comment(comment),
         )
         with journal.intent(
             self.settings.data_dir,
@@ -372,7 +377,15 @@ class Reviews:
             )
 
     def _approve_into(
-        self, draft: Draft, record_id: str, reviewer: str, edits: dict[str, Any], now: str, *, as_source: bool
+        self,
+        draft: Draft,
+        record_id: str,
+        reviewer: str,
+        edits: dict[str, Any],
+        now: str,
+        *,
+        as_source: bool,
+        comment: str | None = None,
     ) -> Record:
         """Approve a draft into an existing record: a changed source's new version (the draft holds
         the three-way merge against the record), or another write-up added as a source."""
@@ -423,6 +436,7 @@ class Reviews:
                 details["source_changes"] = [
                     c["field"] for c in draft.changes if c.get("action") == "proposed"
                 ]
+            details |= _comment(comment)
             self._decide(
                 draft,
                 HistoryEntry(at=now, by=reviewer, action="approved", record_id=record_id),
@@ -433,7 +447,9 @@ class Reviews:
             record = planned.record
             return record
 
-    def correct(self, record_id: str, *, reviewer: str, edits: Any, now: str | None = None) -> Record:
+    def correct(
+        self, record_id: str, *, reviewer: str, edits: Any, now: str | None = None, comment: str | None = None
+    ) -> Record:
         """A correction of an approved record: `edits` over it, written as its next version (the
         earlier one kept in records/history/), with the field diff in the audit log. `null` clears
         a field; edits that change nothing are refused."""
@@ -459,7 +475,7 @@ class Reviews:
                 named = "; ".join(f"{field}: {why}" for field, why in bad_urls)
                 raise RecordInvalid(f"{record_id}: {named}", bad_urls)
             planned = plan_version(self.records, record_id, body, by=reviewer, at=now)
-            return self._write_version(planned, by=reviewer, at=now, action="corrected")
+            return self._write_version(planned, by=reviewer, at=now, action="corrected", comment=comment)
 
     def supersede(self, draft_id: str, *, newer: str, by: str, now: str | None = None) -> Draft | None:
         """Close a pending draft that a newer draft of the same source replaces (None if not pending)."""

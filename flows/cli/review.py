@@ -31,6 +31,10 @@ StatusOpt = Annotated[
     str | None, typer.Option("--status", help="pending, approved, rejected or superseded (default: all).")
 ]
 Reviewer = Annotated[str, typer.Option("--reviewer", help="Who takes the decision (name or handle).")]
+Comment = Annotated[
+    str | None,
+    typer.Option("--comment", help="An optional note on the decision, kept in the audit log."),
+]
 LaneOpt = Annotated[
     str | None,
     typer.Option("--lane", help='doubtful (the gate said "not a postmortem" but queued it) or postmortem.'),
@@ -130,6 +134,7 @@ def approve(
             help="Add the draft as another write-up (a source) of this record, not a new record.",
         ),
     ] = None,
+    comment: Comment = None,
     data_dir: DataDir = None,
 ) -> None:
     """Approve a draft: write records/IL-NNNN.json, mark the draft approved, append to the audit log.
@@ -139,7 +144,7 @@ def approve(
     changes = _read_edits(edits) if edits else None
     reviews = _reviews(data_dir)
     supersedes = reviews.queue.get(draft_id).supersedes or ""
-    record = reviews.approve(draft_id, reviewer=reviewer, edits=changes, source_of=source_of)
+    record = reviews.approve(draft_id, reviewer=reviewer, edits=changes, source_of=source_of, comment=comment)
     if source_of:
         print(f"approved {draft_id} as a source of {record.id}")
     elif supersedes == record.id:
@@ -155,11 +160,14 @@ def correct(
     edits: Annotated[
         Path, typer.Option("--edits", help="JSON file: the fields to change (null clears one).")
     ],
+    comment: Comment = None,
     data_dir: DataDir = None,
 ) -> None:
     """Correct an approved record: the edits become its next version; the earlier one is kept in
     records/history/IL-NNNN/ and the change in the audit log."""
-    record = _reviews(data_dir).correct(record_id, reviewer=reviewer, edits=_read_edits(edits))
+    record = _reviews(data_dir).correct(
+        record_id, reviewer=reviewer, edits=_read_edits(edits), comment=comment
+    )
     print(f"corrected {record.id} (updated_at {record.updated_at})")
 
 
@@ -172,10 +180,11 @@ def reject(
         str | None,
         typer.Option("--code", help="Reason code: " + ", ".join(REJECT_CODES) + "."),
     ] = None,
+    comment: Comment = None,
     data_dir: DataDir = None,
 ) -> None:
     """Reject a draft, keeping it and the reason."""
-    draft = _reviews(data_dir).reject(draft_id, reviewer=reviewer, reason=reason, code=code)
+    draft = _reviews(data_dir).reject(draft_id, reviewer=reviewer, reason=reason, code=code, comment=comment)
     print(f"rejected {draft.draft_id}")
 
 
@@ -184,10 +193,11 @@ def reopen(
     draft_id: str,
     reviewer: Reviewer,
     reason: Annotated[str, typer.Option("--reason", help="Why it goes back in the queue.")] = "",
+    comment: Comment = None,
     data_dir: DataDir = None,
 ) -> None:
     """Put a rejected draft back in the queue; its history, the rejection too, is kept."""
-    draft = _reviews(data_dir).reopen(draft_id, reviewer=reviewer, reason=reason)
+    draft = _reviews(data_dir).reopen(draft_id, reviewer=reviewer, reason=reason, comment=comment)
     print(f"reopened {draft.draft_id}")
 
 

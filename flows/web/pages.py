@@ -741,7 +741,13 @@ async def correct_record(request: Request, record_id: str) -> Response:
     except json.JSONDecodeError as exc:
         raise RecordInvalid(f"the edits are not valid JSON: {exc}") from exc
     who = decider(request, form)
-    record = await run_in_threadpool(services(request).reviews.correct, record_id, reviewer=who, edits=edits)
+    record = await run_in_threadpool(
+        services(request).reviews.correct,
+        record_id,
+        reviewer=who,
+        edits=edits,
+        comment=str(form.get("comment", "")) or None,
+    )
     response = see_other(flash_url(f"/records/{record.id}", "corrected", record=record.id))
     return remember(response, request, who)
 

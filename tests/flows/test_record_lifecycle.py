@@ -198,3 +198,42 @@ def test_validate_names_a_superseded_draft_that_was_approved(capsys, data_dir: P
     path.write_text(json.dumps(data))
     result = run(capsys, "validate")
     assert result.code == 1 and f"draft {draft_id} was superseded and then approved" in result.err, result.err
+
+
+def test_every_cli_decision_keeps_its_comment_in_the_audit_log(capsys, data_dir: Path) -> None:
+    first = _queue(data_dir, make_draft(1))
+    approved = run(capsys, "review", "approve", first, "--reviewer", "alice", "--comment", "clear case")
+    assert approved.code == 0, approved.err
+    record_id = approved.out.split()[-1]
+    edits = _edits(data_dir, {"summary": {"en": "Better summary."}})
+    fixed = run(
+        capsys, "review", "correct", record_id, "--reviewer", "bob", "--edits", edits, "--comment", "typo"
+    )
+    assert fixed.code == 0, fixed.err
+    second = _queue(data_dir, make_draft(2))
+    rejected = run(
+        capsys,
+        "review",
+        "reject",
+        second,
+        "--reviewer",
+        "carol",
+        "--reason",
+        "dup",
+        "--comment",
+        "see IL-0001",
+    )
+    assert rejected.code == 0, rejected.err
+    reopened = run(capsys, "review", "reopen", second, "--reviewer", "dan", "--comment", "not a dup")
+    assert reopened.code == 0, reopened.err
+    comments = {line["action"]: line.get("comment") for line in _audit(data_dir)}
+    assert comments == {
+        "approved": "clear case",
+        "corrected": "typo",
+        "rejected": "see IL-0001",
+        "reopened": "not a dup",
+    }
+    # no comment given: no comment key (not an empty one)
+    third = run(capsys, "review", "approve", second, "--reviewer", "erin")
+    assert third.code == 0, third.err
+    assert "comment" not in _audit(data_dir)[-1]

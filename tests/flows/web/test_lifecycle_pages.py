@@ -58,8 +58,13 @@ def test_add_as_a_source_and_correct_this_record(app, data_dir: Path) -> None:  
     shown = client.get(f"/records/{record.id}").text
     assert "Correct this record" in shown and '{"root_cause": null}' in shown.replace("&#34;", '"')
     edits = json.dumps({"summary": {"en": "Corrected."}, "components": None})
-    fixed = client.post(f"/records/{record.id}/correct", data={"csrf": token, "edits": edits})
+    assert 'id="correct-comment" name="comment"' in shown
+    fixed = client.post(
+        f"/records/{record.id}/correct", data={"csrf": token, "edits": edits, "comment": "summary was wrong"}
+    )
     assert fixed.status_code == 200 and f"Corrected {record.id}: a new version" in fixed.text
+    audit = (data_dir / "records" / "audit.jsonl").read_text().splitlines()
+    assert json.loads(audit[-1])["comment"] == "summary was wrong"
     saved = json.loads((data_dir / "records" / f"{record.id}.json").read_text())
     assert saved["summary"] == {"en": "Corrected."} and saved["components"] == []
     assert (data_dir / "records" / "history" / record.id / "2.json").exists()
