@@ -62,12 +62,12 @@ def walk(page: Any, base: str, triage: Triage, data_dir: Path, shots: Path) -> N
         field.locator(".chip").count() == 1
         and field.locator(".chip").get_attribute("data-term") != triage.alternative
     )
-    choice.click()
-    assert [c.get_attribute("data-term") for c in field.locator(".chip").all()] == [triage.alternative]
     field.locator(".alt-quote").first.click()  # its quote marks the text it rests on
     assert page.locator("#doctext mark").count() >= 1
     field.evaluate("e => e.scrollIntoView({block: 'center'})")
-    page.screenshot(path=str(shots / SHOTS[1]), full_page=False)
+    page.screenshot(path=str(shots / SHOTS[1]), full_page=False)  # the drafted value beside its runner-up
+    choice.click()
+    assert [c.get_attribute("data-term") for c in field.locator(".chip").all()] == [triage.alternative]
     page.locator("[data-approve]").click()
     page.wait_for_selector(".flash")
     record = json.loads((data_dir / "records" / "IL-0001.json").read_text())
