@@ -18,11 +18,14 @@ import os
 import random
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as `python bench/search.py`
 
 from flows.library.index import LibraryIndex, Query
 from schema.vocab import vocabulary
