@@ -80,11 +80,36 @@ def shard_key(token: str) -> str:
     return f"u{ord(first) % 256}"
 
 
-def _deltas(numbers: list[int]) -> list[int]:
+# A postings list is written as one string: the gaps between its sorted numbers, each in base 32 from
+# its lowest five bits up, a character of PACK per five bits (+32 on all but a number's last): two
+# characters where JSON spent three or four bytes. static/search.js's unpack reads it back.
+PACK = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+
+
+def pack(numbers: list[int]) -> str:
+    """Sorted, distinct non-negative numbers as a string (see PACK)."""
     out, last = [], 0
     for number in numbers:
-        out.append(number - last)
-        last = number
+        gap, last = number - last, number
+        while gap >= 32:
+            out.append(PACK[32 | (gap & 31)])
+            gap >>= 5
+        out.append(PACK[gap])
+    return "".join(out)
+
+
+def unpack(text: str) -> list[int]:
+    """pack's numbers back (static/search.js's unpack is the same function)."""
+    out, at, gap, shift = [], 0, 0, 0
+    for char in text:
+        value = PACK.index(char)
+        gap |= (value & 31) << shift
+        if value & 32:
+            shift += 5
+        else:
+            at += gap
+            out.append(at)
+            gap = shift = 0
     return out
 
 
@@ -120,11 +145,11 @@ def write_search_index(index: LibraryIndex, briefs: list[Brief], folder: Path) -
         lang = next(iter(item.title), "")
         meta.append([item.id, item.date or "", item.org, lang, item.title.get(lang, ""), item.root_cause,
                      item.components])  # fmt: skip
-    shards: dict[str, dict[str, dict[str, list[int]]]] = {}
+    shards: dict[str, dict[str, dict[str, str]]] = {}
     for name, found in (("rows", rows), ("terms", terms)):
         for token, members in found.items():
             shard = shards.setdefault(shard_key(token), {"rows": {}, "terms": {}})
-            shard[name][token] = _deltas(sorted(members))
+            shard[name][token] = pack(sorted(members))
     for key, shard in shards.items():
         (folder / f"{key}.js").write_text(_script(key, shard), encoding="utf-8")
     for chunk in range(0, len(meta), META_CHUNK):

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 
 from flows.library.index import LibraryIndex, Query
-from flows.library.site import shard_key
+from flows.library.site import pack, shard_key, unpack
 from flows.library.tokens import query_words, stem, tokens
 from flows.settings import Settings
 from tests.cli import run
@@ -59,7 +59,8 @@ def test_the_site_files(site: Path) -> None:
         "IL-0103",
         "IL-0104",
     ]
-    assert "커널" in _shard(search / f"{shard_key('커널')}.js")["rows"]
+    rows = _shard(search / f"{shard_key('커널')}.js")["rows"]
+    assert "커널" in rows and [n // 16 for n in unpack(rows["커널"])] == [2]  # IL-0101, third newest
     assert "인증" in _shard(search / f"{shard_key('인증')}.js")["terms"]  # IL-0042's term's Korean label
     lines = gzip.decompress((site / "records.jsonl.gz").read_bytes()).decode("utf-8").splitlines()
     assert len(lines) == 5
@@ -67,6 +68,15 @@ def test_the_site_files(site: Path) -> None:
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert 'href="/' not in html and 'src="/' not in html, page
+
+
+def test_postings_pack_into_short_strings() -> None:
+    numbers = [0, 1, 31, 32, 33, 1023, 1024, 5000, 160_000, 2**31 + 7]
+    packed = pack(numbers)
+    assert unpack(packed) == numbers and len(pack([5, 40, 900])) == 5  # 1 + 2 + 2 characters
+    assert unpack(pack([])) == [] and set(packed) <= set(
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+    )
 
 
 def test_export_never_replaces_a_folder_it_did_not_write(
