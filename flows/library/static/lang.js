@@ -54,7 +54,7 @@
       if (el.classList.contains("tag")) text = topicTerm(el.getAttribute("href"));
       else if (el.tagName === "H1") text = topicTerm(window.location.pathname);
       else if (el.classList.contains("why")) text = why(el);
-      else text = KO.words[en] || formatted(en);
+      else text = Object.prototype.hasOwnProperty.call(KO.words, en) ? KO.words[en] : formatted(en);
       if (!text || text === en) return;
       changed.push([node, en, el.getAttribute("lang")]);
       node.nodeValue = text;
