@@ -1,4 +1,5 @@
-"""Retake docs/library-*.png: the library's search (server and static site), a topic page, an error page.
+"""Retake docs/library-*.png: the library's search (server and static site), a topic page, an error page,
+the static site's incident page in Korean.
 
     PYTHONPATH=. python docs/library_screenshots.py   (needs Debian's chromium and fonts-noto-cjk)
 
@@ -47,6 +48,9 @@ def main() -> None:
         page.fill("#q", "証明書")
         page.wait_for_function("!document.querySelector('#incidents[aria-busy=true]')")
         page.screenshot(path=str(HERE / "library-static-search.png"))
+        # The static site's one incident page for both languages, in Korean (#ko).
+        page.goto((site / "en" / "incidents" / "IL-0101.html").as_uri() + "#ko")
+        page.screenshot(path=str(HERE / "library-static-incident-ko.png"))
         browser.close()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from flows.library.models import FACET_KINDS, TOPIC_KINDS, UI_LANGUAGES, Incident, SearchResult, Topic
 from flows.library.terms import labels
@@ -23,6 +25,9 @@ TEMPLATES = Path(__file__).parent / "templates"
 # Records on one page of a topic, in the app and on the static site.
 TOPIC_PAGE_SIZE = 50
 STATIC = Path(__file__).parent / "static"
+# Static site: incident and topic pages are one page for both interface languages, in the English
+# tree (en/incidents/, en/topics/); a link from another language adds #LANG (#ko).
+SHARED_FOLDERS = ("incidents/", "topics/")
 
 
 @cache
@@ -47,6 +52,11 @@ class Links:
     folder: str = ""
 
     def _page(self, ui: str, path: str) -> str:
+        if self.static_site and path.startswith(SHARED_FOLDERS):
+            return self._file("en", path) + ("" if ui == "en" else f"#{ui}")
+        return self._file(ui, path)
+
+    def _file(self, ui: str, path: str) -> str:
         suffix = ".html" if self.static_site and path else ""
         if self.static_site and not path:
             path = "index.html"
@@ -135,24 +145,103 @@ def _environment() -> Environment:
 _ENV = _environment()
 
 
-def _context(ui: str, links: Links, switch_path: str, **extra: Any) -> dict[str, Any]:
+def _label_in(lang: str, kind: str, term: str) -> str:
+    found = labels(kind, term) if kind in TOPIC_KINDS else {}
+    return found.get(lang) or found.get("en") or term
+
+
+def _number_in(lang: str, key: str, n: int) -> str:
+    """An interface string with a number: its `_one` form for 1 where the language has one."""
+    s = strings()[lang]
+    return (s.get(f"{key}_one", s[key]) if n == 1 else s[key]).replace("{n}", str(n))
+
+
+def _fmt_in(lang: str, key: str, values: dict[str, str]) -> str:
+    text = strings()[lang][key]
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
+def _why_in(lang: str, rel: Any) -> str:
+    """Why a related incident is related, in words."""
+    s, reasons = strings()[lang], []
+    if rel.root_cause:
+        reasons.append(f"{s['same_cause']}: {_label_in(lang, 'root_cause', rel.root_cause)}")
+    if rel.components:
+        names = ", ".join(_label_in(lang, "component", c) for c in rel.components)
+        reasons.append(s["shared_components"].replace("{terms}", names))
+    if rel.same_org:
+        reasons.append(s["same_org"])
+    if rel.may_recur:
+        reasons.append(s["may_recur"])
+    return " · ".join(reasons)
+
+
+def _why_data(rel: Any) -> Markup:
+    """The reasons' terms as attributes, for static/lang.js to say them in another language."""
+    parts = [("c", rel.root_cause or ""), ("k", " ".join(rel.components)), ("o", "1" if rel.same_org else "")]
+    parts.append(("r", "1" if rel.may_recur else ""))
+    return Markup(" ").join(Markup('data-{}="{}"').format(k, v) for k, v in parts if v)
+
+
+def _texts(text: dict[str, str], tag: str, ui: str, shared: bool) -> Markup:
+    """A field's text in each of the record's languages: the interface language's first, the others
+    muted (class other-language). On a shared page in the stored order, each marked with the modes it
+    leads in (fe: English, fk: Korean), a group (class v) that library.css reorders and mutes."""
+    element = Markup('<{0} lang="{1}"{2}>{3}</{0}>')
+    if not shared or len(text) < 2:
+        pairs = ordered(text, ui)
+        other = Markup(' class="other-language"')
+        return Markup("").join(
+            element.format(Markup(tag), lang, other if i else "", v) for i, (lang, v) in enumerate(pairs)
+        )
+    out = []
+    for lang, value in text.items():
+        marks = " ".join(f"f{mode[0]}" for mode in UI_LANGUAGES if first_lang(text, mode) == lang)
+        cls = Markup(' class="{}"').format(marks) if marks else ""
+        out.append(element.format(Markup(tag), lang, cls, value))
+    return Markup("").join(out)
+
+
+def _title(text: dict[str, str], ui: str, shared: bool) -> Markup:
+    """A record's title in a list: in the interface language if it has one (on a shared page, the one
+    of each mode, the other hidden)."""
+    if shared and first_lang(text, "en") != first_lang(text, "ko"):
+        return Markup('<span class="en" lang="{}">{}</span><span class="ko" lang="{}">{}</span>').format(
+            first_lang(text, "en"), first(text, "en"), first_lang(text, "ko"), first(text, "ko")
+        )
+    return Markup('<span lang="{}">{}</span>').format(first_lang(text, ui), first(text, ui))
+
+
+def _context(
+    ui: str, links: Links, switch_path: str, *, shared: bool = False, **extra: Any
+) -> dict[str, Any]:
+    """What the templates use: interface words from L/TL/count/fmt/why, record text from texts/title.
+    `shared`: one page for every interface language (static site): English words, which
+    static/lang.js turns into Korean when the address ends in #ko (see site.py), and the record's
+    languages marked for library.css to order and show per language without a script."""
     t = strings()[ui]
 
-    def term_label(kind: str, term: str) -> str:
-        found = labels(kind, term) if kind in TOPIC_KINDS else {}
-        return found.get(ui) or found.get("en") or term
-
-    def count(key: str, n: int) -> str:
-        """An interface string with a number: its `_one` form for 1 where the language has one."""
-        return (t.get(f"{key}_one", t[key]) if n == 1 else t[key]).replace("{n}", str(n))
+    def each(make: Callable[[str], str]) -> str:
+        return make(ui)
 
     other = next(lang for lang in UI_LANGUAGES if lang != ui)
     return {
-        "count": count,
         "ui": ui,
         "t": t,
         "links": links,
-        "term_label": term_label,
+        "term_label": lambda kind, term: _label_in(ui, kind, term),
+        "count": lambda key, n: each(lambda lang: _number_in(lang, key, n)),
+        "shared": shared,
+        "strings_of": lambda lang: strings()[lang],
+        "L": lambda key: each(lambda lang: strings()[lang][key]),
+        "TL": lambda kind, term: each(lambda lang: _label_in(lang, kind, term)),
+        "fmt": lambda key, **values: each(lambda lang: _fmt_in(lang, key, values)),
+        "texts": lambda text, tag="p": _texts(text, tag, ui, shared),
+        "title": lambda text: _title(text, ui, shared),
+        "why": lambda rel: each(lambda lang: _why_in(lang, rel)),
+        "why_data": _why_data,
         "other_ui": other,
         "other_url": switch_path.replace("{ui}", other),
         **extra,
@@ -170,14 +259,15 @@ def search_page(
     )
 
 
-def incident_page(ui: str, links: Links, incident: Incident, *, switch: str) -> str:
+def incident_page(ui: str, links: Links, incident: Incident, *, switch: str, shared: bool = False) -> str:
+    """An incident's page; `shared`: for every interface language (see _context)."""
     return _ENV.get_template("incident.html").render(
-        _context(ui, links, switch, incident=incident, record=incident.record)
+        _context(ui, links, switch, shared=shared, incident=incident, record=incident.record)
     )
 
 
-def topic_page(ui: str, links: Links, topic: Topic, *, switch: str) -> str:
-    return _ENV.get_template("topic.html").render(_context(ui, links, switch, topic=topic))
+def topic_page(ui: str, links: Links, topic: Topic, *, switch: str, shared: bool = False) -> str:
+    return _ENV.get_template("topic.html").render(_context(ui, links, switch, shared=shared, topic=topic))
 
 
 def not_found_page(ui: str, links: Links, record_id: str, *, switch: str) -> str:

@@ -2,7 +2,8 @@
 
 Works from a file:// path and on GitHub Pages: every link is relative and names its .html file,
 and the search index is loaded by <script> elements (browsers refuse fetch() from file://), in
-shards: a search loads the few its words need. Topic pages are paginated. The site is
+shards: a search loads the few its words need. Topic pages are paginated. An incident's or a topic's
+page is one page for both interface languages (en/..., Korean with #ko; ko/... leads there). The site is
 built in a folder beside OUT and swapped in, so OUT is never half-written; an OUT that this command
 did not write is never replaced.
 """
@@ -15,17 +16,29 @@ import re
 import shutil
 import tempfile
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
 
 from flows.library.index import LibraryIndex, Query
 from flows.library.models import TOPIC_KINDS, UI_LANGUAGES, Brief, Topic
-from flows.library.pages import STATIC, TOPIC_PAGE_SIZE, Links, incident_page, search_page, topic_page
+from flows.library.pages import (
+    STATIC,
+    TOPIC_PAGE_SIZE,
+    Links,
+    incident_page,
+    search_page,
+    strings,
+    topic_page,
+)
 from flows.library.terms import labels, texts
 from flows.library.tokens import term_text, tokens
 from schema.errors import InputError
 from schema.vocab import vocabulary
 
 MARKER = ".incidents-site"
+# Incident and topic pages: one page for both interface languages, in this language's folder (its
+# Korean address, ko/..., leads to it with #ko; see pages._both).
+SHARED_UI = "en"
 SITE_PAGE_SIZE = 20  # records on the search page before a search, and per page of results
 
 
@@ -67,11 +80,36 @@ def shard_key(token: str) -> str:
     return f"u{ord(first) % 256}"
 
 
-def _deltas(numbers: list[int]) -> list[int]:
+# A postings list is written as one string: the gaps between its sorted numbers, each in base 32 from
+# its lowest five bits up, a character of PACK per five bits (+32 on all but a number's last): two
+# characters where JSON spent three or four bytes. static/search.js's unpack reads it back.
+PACK = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+
+
+def pack(numbers: list[int]) -> str:
+    """Sorted, distinct non-negative numbers as a string (see PACK)."""
     out, last = [], 0
     for number in numbers:
-        out.append(number - last)
-        last = number
+        gap, last = number - last, number
+        while gap >= 32:
+            out.append(PACK[32 | (gap & 31)])
+            gap >>= 5
+        out.append(PACK[gap])
+    return "".join(out)
+
+
+def unpack(text: str) -> list[int]:
+    """pack's numbers back (static/search.js's unpack is the same function)."""
+    out, at, gap, shift = [], 0, 0, 0
+    for char in text:
+        value = PACK.index(char)
+        gap |= (value & 31) << shift
+        if value & 32:
+            shift += 5
+        else:
+            at += gap
+            out.append(at)
+            gap = shift = 0
     return out
 
 
@@ -107,11 +145,11 @@ def write_search_index(index: LibraryIndex, briefs: list[Brief], folder: Path) -
         lang = next(iter(item.title), "")
         meta.append([item.id, item.date or "", item.org, lang, item.title.get(lang, ""), item.root_cause,
                      item.components])  # fmt: skip
-    shards: dict[str, dict[str, dict[str, list[int]]]] = {}
+    shards: dict[str, dict[str, dict[str, str]]] = {}
     for name, found in (("rows", rows), ("terms", terms)):
         for token, members in found.items():
             shard = shards.setdefault(shard_key(token), {"rows": {}, "terms": {}})
-            shard[name][token] = _deltas(sorted(members))
+            shard[name][token] = pack(sorted(members))
     for key, shard in shards.items():
         (folder / f"{key}.js").write_text(_script(key, shard), encoding="utf-8")
     for chunk in range(0, len(meta), META_CHUNK):
@@ -151,9 +189,9 @@ def _minify(html: str, ui: str) -> str:
     """An incident or topic page in a fifth less: attribute values unquoted where HTML allows, and
     no lang="UI" inside the body (the <html> element already says it; these pages nest no lang in
     another). Text and what a browser shows are unchanged."""
-    head, body = html.split("<body>", 1)
+    head, tag, body = html.partition("<body")
     body = body.replace(f' lang="{ui}"', "")
-    return _QUOTED.sub(r"=\1", f"{head}<body>{body}")
+    return _QUOTED.sub(r"=\1", f"{head}{tag}{body}")
 
 
 def _links(ui: str, depth: int, folder: str = "") -> Links:
@@ -161,11 +199,51 @@ def _links(ui: str, depth: int, folder: str = "") -> Links:
     return Links(base="../" * depth, static_site=True, ui=ui, here="../" * (depth - 1), folder=folder)
 
 
+def _lang_script() -> str:
+    """static/lang.js with the Korean words it puts on the shared pages: interface strings by their
+    English, those with {names} as patterns, and every vocabulary term's label."""
+    en, ko = strings()["en"], strings()["ko"]
+    words: dict[str, str] = {}
+    formats: list[tuple[str, str]] = []
+    for key, english in en.items():
+        korean = ko.get(key) or ko.get(key.removesuffix("_one"), "").replace("{n}", "1")
+        if not korean:
+            continue
+        if "{" in english:
+            formats.append((english, korean))
+        else:
+            words.setdefault(english, korean)
+    terms = {
+        f"{kind}/{term}": labels(kind, term).get("ko") or labels(kind, term).get("en") or term
+        for kind, (vocab, _) in TOPIC_KINDS.items()
+        for term in vocabulary(vocab).terms
+    }
+    reasons = {key: ko[key] for key in ("same_cause", "shared_components", "same_org", "may_recur")}
+    data = json.dumps(
+        {"words": words, "formats": formats, "terms": terms, "reasons": reasons},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return f"var LIBRARY_WORDS = {data};\n" + (STATIC / "lang.js").read_text(encoding="utf-8")
+
+
+def _redirect(out: Path, relative: str, target: str, title: str) -> None:
+    """A page that sends the browser on to `target` (a Korean address of a shared page: the page in
+    en/ with #ko), with a link for a browser that does not follow <meta refresh>."""
+    url, name = escape(target), escape(title)
+    _page(
+        out,
+        relative,
+        f'<!doctype html><html lang="ko"><meta charset="utf-8"><title>{name}</title>'
+        f'<meta http-equiv="refresh" content="0; url={url}"><a href="{url}">{name}</a>\n',
+    )
+
+
 def _topic_pages(out: Path, kind: str, term: str, items: list[Brief]) -> int:
-    """A topic's pages (TOPIC_PAGE_SIZE records each) in every interface language; how many."""
+    """A topic's pages (TOPIC_PAGE_SIZE records each), one for both interface languages, and the
+    Korean addresses leading to them; how many pages."""
     found = vocabulary(TOPIC_KINDS[kind][0]).terms[term]
     count = max(1, -(-len(items) // TOPIC_PAGE_SIZE))
-    written = 0
     for number in range(1, count + 1):
         topic = Topic(
             kind=kind,
@@ -177,23 +255,26 @@ def _topic_pages(out: Path, kind: str, term: str, items: list[Brief]) -> int:
             page_size=TOPIC_PAGE_SIZE,
             items=items[(number - 1) * TOPIC_PAGE_SIZE : number * TOPIC_PAGE_SIZE],
         )
-        name = Links.topic_file(term, number)
-        switch = "../../../{ui}/topics/" + f"{kind}/{name}.html"
+        name = f"topics/{kind}/{Links.topic_file(term, number)}.html"
+        html = topic_page(SHARED_UI, _links(SHARED_UI, 3), topic, switch="", shared=True)
+        _page(out, f"{SHARED_UI}/{name}", html, ui=SHARED_UI)
         for ui in UI_LANGUAGES:
-            html = topic_page(ui, _links(ui, 3), topic, switch=switch)
-            _page(out, f"{ui}/topics/{kind}/{name}.html", html, ui=ui)
-            written += 1
-    return written
+            if ui != SHARED_UI:
+                target = f"../../../{SHARED_UI}/{name}#{ui}"
+                _redirect(out, f"{ui}/{name}", target, found.labels.get(ui, term))
+    return count
 
 
 def build_site(index: LibraryIndex, out: Path) -> int:
-    """Write the whole site into the empty folder `out`; the number of HTML pages written."""
+    """Write the whole site into the empty folder `out`; the number of HTML pages written (not
+    counting the Korean addresses that lead to a shared page)."""
     briefs = index.briefs()
     everything = index.search(Query(page_size=SITE_PAGE_SIZE, sort="newest"))
     static = out / "static"
     static.mkdir(parents=True)
     for name in ("library.css", "search.js"):
         shutil.copyfile(STATIC / name, static / name)
+    (static / "lang.js").write_text(_lang_script(), encoding="utf-8")
     write_search_index(index, briefs, static / "search")
     # Compressed: the dump is for downloading (a fifth of the size; `gunzip` or any JSON Lines reader).
     with gzip.open(out / "records.jsonl.gz", "wt", encoding="utf-8", compresslevel=9) as dump:
@@ -204,7 +285,7 @@ def build_site(index: LibraryIndex, out: Path) -> int:
     _page(
         out,
         "index.html",
-        '<!doctype html><meta charset="utf-8"><title>Incident library</title>'
+        '<!doctype html><html lang="en"><meta charset="utf-8"><title>Incident library</title>'
         '<meta http-equiv="refresh" content="0; url=en/index.html">'
         '<p><a href="en/index.html">English</a> · <a href="ko/index.html" lang="ko">한국어</a></p>\n',
     )
@@ -219,19 +300,18 @@ def build_site(index: LibraryIndex, out: Path) -> int:
         home = search_page(ui, _links(ui, 1), everything, switch="../{ui}/index.html", client_side=True)
         _page(out, f"{ui}/index.html", home)
         pages += 1
+    links = _links(SHARED_UI, 2, folder="incidents/")
     for item in briefs:
-        incident = index.incident(item.id)  # once for both languages: related incidents cost a query
+        incident = index.incident(item.id)
         if incident is None:  # removed while exporting
             continue
-        switch = "../../{ui}/incidents/" + f"{item.id}.html"
+        name = f"incidents/{item.id}.html"
+        html = incident_page(SHARED_UI, links, incident, switch="", shared=True)
+        _page(out, f"{SHARED_UI}/{name}", html, ui=SHARED_UI)
+        pages += 1
         for ui in UI_LANGUAGES:
-            _page(
-                out,
-                f"{ui}/incidents/{item.id}.html",
-                incident_page(ui, _links(ui, 2, folder="incidents/"), incident, switch=switch),
-                ui=ui,
-            )
-            pages += 1
+            if ui != SHARED_UI:
+                _redirect(out, f"{ui}/{name}", f"../../{SHARED_UI}/{name}#{ui}", item.id)
     for (kind, term), items in sorted(by_term.items()):
         pages += _topic_pages(out, kind, term, items)
     return pages

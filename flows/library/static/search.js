@@ -132,9 +132,15 @@ function librarySearch(text) {
   var rendered = 0;
   var current = 0;  // the latest search: an older one finishing late is dropped
 
-  function decode(deltas) {
-    var out = [], at = 0;
-    for (var i = 0; i < deltas.length; i++) { at += deltas[i]; out.push(at); }
+  // site.unpack: a postings list from its string (the gaps, five bits a character, lowest first).
+  var PACK = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_";
+  function unpack(text) {
+    var out = [], at = 0, gap = 0, shift = 0;
+    for (var i = 0; i < text.length; i++) {
+      var value = PACK.indexOf(text.charAt(i));
+      gap += (value & 31) * Math.pow(2, shift);
+      if (value & 32) { shift += 5; } else { at += gap; out.push(at); gap = 0; shift = 0; }
+    }
     return out;
   }
 
@@ -156,7 +162,7 @@ function librarySearch(text) {
         var target = kind === "rows" ? rows : records;
         Object.keys(table).forEach(function (t) {
           if (t === token || (prefix && t.slice(0, token.length) === token)) {
-            decode(table[t]).forEach(function (n) { target[n] = true; });
+            unpack(table[t]).forEach(function (n) { target[n] = true; });
           }
         });
       });

@@ -8,16 +8,18 @@ import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from flows.library.index import LibraryIndex, Query
-from flows.library.site import shard_key
+from flows.library.site import pack, shard_key, unpack
 from flows.library.tokens import query_words, stem, tokens
 from flows.settings import Settings
 from tests.cli import run
 
 CHROMIUM = Path("/usr/bin/chromium")
+AXE = Path("/tmp/axe-core/node_modules/axe-core/axe.min.js")  # npm install --prefix /tmp/axe-core axe-core
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"
 )
@@ -42,8 +44,10 @@ def test_the_site_files(site: Path) -> None:
     assert (site / "index.html").is_file() and (site / ".nojekyll").is_file()
     for ui in ("en", "ko"):
         assert (site / ui / "index.html").is_file()
-        assert (site / ui / "incidents" / "IL-0101.html").is_file()
-        assert (site / ui / "topics" / "component" / "node-image.html").is_file()
+    # One incident page and one topic page for both languages; the Korean addresses lead there.
+    for name in ("incidents/IL-0101.html", "topics/component/node-image.html"):
+        assert 'id="ko"' in (site / "en" / name).read_text(encoding="utf-8").replace("id=ko", 'id="ko"')
+        assert f"{name}#ko" in (site / "ko" / name).read_text(encoding="utf-8")
     search = site / "static" / "search"
     manifest = _shard(search / "manifest.js")
     assert manifest["records"] == 5 and "at-component" in manifest["shards"]
@@ -55,7 +59,8 @@ def test_the_site_files(site: Path) -> None:
         "IL-0103",
         "IL-0104",
     ]
-    assert "커널" in _shard(search / f"{shard_key('커널')}.js")["rows"]
+    rows = _shard(search / f"{shard_key('커널')}.js")["rows"]
+    assert "커널" in rows and [n // 16 for n in unpack(rows["커널"])] == [2]  # IL-0101, third newest
     assert "인증" in _shard(search / f"{shard_key('인증')}.js")["terms"]  # IL-0042's term's Korean label
     lines = gzip.decompress((site / "records.jsonl.gz").read_bytes()).decode("utf-8").splitlines()
     assert len(lines) == 5
@@ -63,6 +68,15 @@ def test_the_site_files(site: Path) -> None:
     for page in site.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
         assert 'href="/' not in html and 'src="/' not in html, page
+
+
+def test_postings_pack_into_short_strings() -> None:
+    numbers = [0, 1, 31, 32, 33, 1023, 1024, 5000, 160_000, 2**31 + 7]
+    packed = pack(numbers)
+    assert unpack(packed) == numbers and len(pack([5, 40, 900])) == 5  # 1 + 2 + 2 characters
+    assert unpack(pack([])) == [] and set(packed) <= set(
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_"
+    )
 
 
 def test_export_never_replaces_a_folder_it_did_not_write(
@@ -99,8 +113,10 @@ def test_the_site_works_from_a_file_path_in_chromium(site: Path) -> None:
 
             def shown() -> list[str]:
                 page.wait_for_function("!document.querySelector('#incidents[aria-busy=true]')")
+                # The search page's rows say their record (data-id); a topic page's rows link to it.
                 return page.eval_on_selector_all(
-                    "ol.incidents li.incident:not([hidden])", "els => els.map(e => e.dataset.id)"
+                    "ol.incidents > li:not([hidden])",
+                    "els => els.map(e => e.dataset.id || e.querySelector('a').href.match(/IL-\\d+/)[0])",
                 )
 
             assert shown() == ["IL-0042", "IL-0102", "IL-0101", "IL-0103", "IL-0104"]
@@ -133,14 +149,35 @@ def test_the_site_works_from_a_file_path_in_chromium(site: Path) -> None:
             page.wait_for_url("**/en/topics/component/node-image.html")
             assert shown() == ["IL-0102", "IL-0101"]
 
-            page.click("a.switch")  # to the Korean interface, same page
-            page.wait_for_url("**/ko/topics/component/node-image.html")
-            assert page.get_attribute("html", "lang") == "ko"
-            assert "사례 2건" in page.inner_text("main")
-            page.click('li[data-id="IL-0102"] a.title')
-            page.wait_for_url("**/ko/incidents/IL-0102.html")
-            assert "근본 원인" in page.inner_text("main")
+            # One topic page for both languages: the switch shows it in Korean (#ko), and the links
+            # from it keep Korean.
+            page.click("a.switch.en")
+            page.wait_for_url("**/en/topics/component/node-image.html#ko")
+            assert page.is_visible("a.home.ko") and not page.is_visible("a.home.en")
+            assert "사례 2건" in page.inner_text("main") and page.inner_text("h1") == "노드 이미지"
+            page.click('ol.incidents a[href*="IL-0102.html"]')
+            page.wait_for_url("**/en/incidents/IL-0102.html#ko")
+            assert "근본 원인" in page.inner_text("main") and "Root cause" not in page.inner_text("main")
             assert page.get_attribute("h1", "lang") == "ja"
+            assert "같은 원인" in page.inner_text(".related")  # why, in Korean
+            page.click("a.switch.ko")  # back to English, same page
+            page.wait_for_url("**/en/incidents/IL-0102.html#en")
+            assert "Root cause" in page.inner_text("main") and "same root cause" in page.inner_text(
+                ".related"
+            )
+
+            # The Korean addresses of incident and topic pages lead to the shared page in Korean.
+            page.goto((site / "ko" / "incidents" / "IL-0101.html").as_uri())
+            page.wait_for_url("**/en/incidents/IL-0101.html#ko")
+            assert "근본 원인" in page.inner_text("main")
+            page.goto((site / "ko" / "topics" / "component" / "kubelet.html").as_uri())
+            page.wait_for_url("**/en/topics/component/kubelet.html#ko")
+            assert page.inner_text("h1") == "큐블릿"
+            # From the Korean search page straight to the shared page in Korean.
+            page.goto((site / "ko" / "index.html").as_uri())
+            shown()
+            page.click('li[data-id="IL-0104"] a.title')
+            page.wait_for_url("**/en/incidents/IL-0104.html#ko")
             assert errors == []
         finally:
             browser.close()
@@ -235,26 +272,135 @@ def _parsed(html: str) -> list[Any]:
 
 
 def test_the_smaller_pages_say_the_same(library_settings: Settings) -> None:
-    """Unquoted attributes and no lang="UI" below <body> (the <html> element says it): the same
-    elements, attributes and text as the templates wrote, for an incident in each interface language."""
+    """Unquoted attributes and no lang="en" below <body> (the <html> element says it): the same
+    elements, attributes and text as the templates wrote, for an incident's shared page."""
     from flows.library.pages import incident_page
     from flows.library.site import _compact, _links, _minify
 
     with LibraryIndex.for_settings(library_settings) as index:
         incident = index.incident("IL-0101")
     assert incident is not None
-    for ui in ("en", "ko"):
-        html = _compact(incident_page(ui, _links(ui, 2, "incidents/"), incident, switch="../../{ui}/x.html"))
-        small = _minify(html, ui)
-        assert len(small) < len(html) and 'class="tag"' not in small and "class=tag" in small
-        assert f' lang="{ui}"' in html and f"lang={ui}" not in small.split("<body>")[1]
-        expected = [
-            (item[0], [a for a in item[1] if a != ("lang", ui) or item[0] == "html"])
-            if isinstance(item, tuple)
-            else item
-            for item in _parsed(html)
-        ]
-        assert _parsed(small) == expected
+    ui = "en"
+    html = _compact(incident_page(ui, _links(ui, 2, "incidents/"), incident, switch="", shared=True))
+    small = _minify(html, ui)
+    assert len(small) < len(html) and 'class="tag"' not in small and "class=tag" in small
+    assert ' lang="en"' in html and " lang=en" not in small.split("<body")[1]
+    assert " lang=ko" in small.split("<body")[1]  # the Korean switch and text keep theirs
+    expected = [
+        (item[0], [a for a in item[1] if a != ("lang", ui) or item[0] == "html"])
+        if isinstance(item, tuple)
+        else item
+        for item in _parsed(html)
+    ]
+    assert _parsed(small) == expected
     # A value HTML cannot leave unquoted, or one starting with "/", keeps its quotes.
     kept = '<html lang="en"><body><a href="/x" title="a b" data-q="x&amp;y" lang="ko">=&#34;</a>'
     assert _minify(kept, "en") == kept.replace('lang="en"', "lang=en").replace('lang="ko"', "lang=ko")
+
+
+class _Targets(HTMLParser):
+    """A page's links (href, src, <meta refresh> url) and element ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if found.get("id"):
+            self.ids.add(str(found["id"]))
+        self.urls += [str(found[name]) for name in ("href", "src") if found.get(name)]
+        if tag == "meta" and str(found.get("http-equiv", "")).lower() == "refresh":
+            self.urls.append(str(found.get("content", "")).split("url=", 1)[1])
+
+
+def test_every_link_in_the_site_leads_to_its_page(site: Path) -> None:
+    """Walk the built site: every relative link (and <meta refresh>) names a file of the site, and its
+    #fragment an element of that page (#ko and #en: the shared pages' languages)."""
+    root = site.resolve()
+    pages: dict[Path, _Targets] = {}
+    for path in root.rglob("*.html"):
+        pages[path] = _Targets()
+        pages[path].feed(path.read_text(encoding="utf-8"))
+    broken, followed = [], 0
+    for path, parsed in pages.items():
+        for url in parsed.urls:
+            parts = urlsplit(url)
+            if parts.scheme or parts.netloc:
+                continue  # a record's source on the web
+            followed += 1
+            target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if root not in target.parents or not target.is_file():
+                broken.append(f"{path.relative_to(root)}: {url}")
+            elif parts.fragment and parts.fragment not in pages[target].ids:
+                broken.append(f"{path.relative_to(root)}: {url} (no #{parts.fragment})")
+    assert broken == []
+    assert followed > 200 and len(pages) > 50  # the walk saw the site
+    # A page the walk would have caught: a link to a record that is not in the site.
+    missing = _Targets()
+    missing.feed('<a href="IL-9999.html">')
+    assert not (root / "en" / "incidents" / unquote(missing.urls[0])).is_file()
+
+
+@needs_chromium
+def test_the_shared_pages_read_in_both_languages_without_script(site: Path) -> None:
+    """No script: the switch, the home link and the order of the record's languages follow #ko."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_context(java_script_enabled=False).new_page()
+            url = (site / "en" / "incidents" / "IL-0101.html").as_uri()
+
+            def first_lang() -> str:
+                # IL-0101's summary, in Korean and English (lang=en: the <html> element's).
+                boxes = {"en": ".v p:not([lang])", "ko": ".v p[lang=ko]"}
+                ys = {lang: page.locator(where).bounding_box()["y"] for lang, where in boxes.items()}
+                return min(ys, key=lambda lang: ys[lang])
+
+            page.goto(url)
+            assert page.is_visible("a.home.en") and not page.is_visible("a.home.ko")
+            assert first_lang() == "en"  # the record's English summary leads on the English page
+            page.click("a.switch.en")
+            assert page.url.endswith("#ko")
+            assert page.is_visible("a.home.ko") and not page.is_visible("a.home.en")
+            assert page.is_visible("a.switch.ko") and page.inner_text("a.switch.ko") == "English"
+            assert first_lang() == "ko"
+            assert "Root cause" in page.inner_text("main")  # the interface words need the script
+            page.click("a.switch.ko")
+            assert first_lang() == "en"
+        finally:
+            browser.close()
+
+
+@needs_chromium
+@pytest.mark.skipif(not AXE.is_file(), reason=f"axe-core is not installed at {AXE}")
+def test_the_site_has_no_serious_accessibility_violation(site: Path) -> None:
+    playwright = pytest.importorskip("playwright.sync_api")
+    pages = [
+        "en/index.html",
+        "ko/index.html",
+        "en/incidents/IL-0101.html",
+        "en/incidents/IL-0101.html#ko",
+        "en/incidents/IL-0102.html#ko",
+        "en/topics/component/node-image.html",
+        "en/topics/component/node-image.html#ko",
+    ]
+    found: dict[str, list[str]] = {}
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            for name in pages:
+                page.goto((site / name.split("#")[0]).as_uri() + ("#ko" if name.endswith("#ko") else ""))
+                page.add_script_tag(path=str(AXE))
+                result = json.loads(page.evaluate("async () => JSON.stringify(await axe.run(document))"))
+                found[name] = [
+                    f"{v['impact']} {v['id']}: {[n['target'] for n in v['nodes']][:3]}"
+                    for v in result["violations"]
+                    if v["impact"] in ("critical", "serious")
+                ]
+        finally:
+            browser.close()
+    assert found == {name: [] for name in pages}
