@@ -578,6 +578,7 @@ def weigh(doc: Document, signals: Signals | None = None) -> tuple[Verdict, dict[
         score = told.score
         verdict = Verdict(verdict=False, score=score, reasons=[why, *told.reasons], skip=score < SKIP_BELOW)
         return verdict, {k: v for k, v in features.items() if v}
+    features["rule_yes"] = float(told.verdict)
     return told, {k: v for k, v in features.items() if v}
 
 

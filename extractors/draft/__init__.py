@@ -153,9 +153,10 @@ def candidates_of(
 def _page_models(options: DraftOptions) -> tuple[linear.VerdictWeights | None, linear.OrgWeights | None]:
     """The fitted verdict and org models: the options' weights', else the shipped ones (a learned
     weights file without them); None where no fit beat the rules (the rules decide)."""
-    weights, shipped = options.weights, linear.shipped()
+    weights = options.weights
     if weights is not None and weights.version == linear.hand().version:
-        return None, None  # the rules' own decisions, for fitting
+        return None, None  # the rules' own decisions, for fitting (never the shipped file's)
+    shipped = linear.shipped()
     verdict = weights.verdict if weights is not None and weights.verdict is not None else shipped.verdict
     org = weights.org if weights is not None and weights.org is not None else shipped.org
     return verdict, org

@@ -209,6 +209,14 @@ class OrgCandidate:
     p: float = 0.0
 
 
+# A word of Latin letters and CJK together; a name ending in a possessive or a Korean or Japanese
+# particle (a sentence's subject or object, not a publisher's name).
+_MIXED = re.compile(
+    r"[A-Za-z][\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][A-Za-z]"
+)
+_PARTICLE_END = re.compile(r"(?:'s|’s|[와과의는은이가을를에도]|에서|の|は|が|を|に|で|と)$")
+
+
 def _key(name: str) -> str:
     return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", name).casefold())
 
@@ -271,7 +279,7 @@ def org_candidates(ctx: Context, source_url: str) -> list[OrgCandidate]:
             f["rule_pick"] = 1.0
         f["sources"] = round(math.log1p(len(srcs)), 6)
         own = slugify(cand.name).replace("-", "")
-        if domain_key and own and _related(own, domain_key):
+        if domain_key and own and "domain" not in srcs and _related(own, domain_key):
             f["related"] = 1.0
         if n := text.count(cand.name):
             f["in_text"] = round(math.log1p(n), 6)
@@ -280,26 +288,32 @@ def org_candidates(ctx: Context, source_url: str) -> list[OrgCandidate]:
         if re.search(r"[A-Za-z]", cand.name):
             f["latin"] = 1.0
         f["words"] = float(min(4, len(cand.name.split())))
+        if _MIXED.search(cand.name):
+            f["mixed_script"] = 1.0
+        if _PARTICLE_END.search(cand.name):
+            f["particle_end"] = 1.0
         cand.features = f
     return out
 
 
 def _fitted_org(doc: Document, cands: list[OrgCandidate], model: OrgWeights, known: bool) -> Found:
-    """The best candidate by `model` when it reaches the threshold, else the domain's publisher,
-    else unknown (a guess is worse than either)."""
+    """The rules' pick when `model` is confident in it (its probability reaches the threshold),
+    else the publisher the domain spells, else unknown: a guess is worse than either."""
     found = Found()
     for c in cands:
         c.p = page_score(c.features, model)
-    ranked = sorted(cands, key=lambda c: -c.p)  # stable: ties keep the sources' order
-    best = ranked[0] if ranked and ranked[0].p >= model.threshold else None
-    if best is None:
-        best = next((c for c in cands if c.source == "domain"), None)
-        method, value = "rule", 0.5
-        if best is not None:
-            found.reasons.append(f"org: no candidate confident enough; the domain's {best.name!r}")
-    else:
-        method = "metadata" if best.source in ("registry", "site", "title", "author") else "rule"
+    best = next((c for c in cands if c.features.get("rule_pick")), None)
+    method, value = "rule", 0.5
+    if best is not None and best.p >= model.threshold:
+        method = "metadata" if best.source in ("registry", "site") else "rule"
         value = best.p
+    elif best is not None:
+        doubted = best
+        best = next((c for c in cands if c.features.get("src_domain")), None)
+        found.reasons.append(
+            f"org: {doubted.name!r} doubted (p {doubted.p:.2f} < {model.threshold:g}); "
+            + (f"the domain's {best.name!r}" if best else "unknown")
+        )
     if best is None:
         return found
     quotes = []
@@ -308,9 +322,11 @@ def _fitted_org(doc: Document, cands: list[OrgCandidate], model: OrgWeights, kno
         quotes.append(evidence(doc, at, at + len(best.name), None))
     found.put("org", best.name, quotes, confidence(value, method))
     if best.slug:
-        slug_method = "metadata" if known and best.source == "registry" else "rule"
+        registry = known and best.source == "registry"
         found.put(
-            "org_slug", best.slug, conf=confidence(value if slug_method == "metadata" else 0.7, slug_method)
+            "org_slug",
+            best.slug,
+            conf=confidence(value if registry else 0.7, "metadata" if registry else "rule"),
         )
     return found
 

@@ -224,6 +224,7 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 # publisher from the domain, else unknown. Fitted by bench/train.py (extractors/draft/page_fit.py).
 
 VERDICT_FEATURES: tuple[str, ...] = (
+    "rule_yes",  # the rules alone say it is a postmortem (no look-alike rule, narrative p >= 0.5)
     "rule_logit",  # the rules' narrative log-odds (gate.py), clipped to [-8, 8]
     "rule_no",  # a look-alike rule said "no" (index, class, template, guide, no incident)
     "rule_index",  # ... an index or tag page
@@ -246,8 +247,10 @@ VERDICT_FEATURES: tuple[str, ...] = (
     "generic_cues",  # different cues of incidents in general ("every incident"), at most 3
     "class_cues",  # the most different body cues of one look-alike class, at most 3
 )
+# (A candidate also carries "rule_pick", the one the rules alone take: registry > site > team >
+# domain. It is no fitted feature: with it the fit copies the rules, team lines that name a noun
+# included; the sources' own flags carry their order.)
 ORG_FEATURES: tuple[str, ...] = (
-    "rule_pick",  # the rules alone would take this candidate (registry > site > team > domain)
     "src_registry",  # a known publisher of the host (data/publishers.json)
     "src_site",  # the page's site name, cleaned
     "src_team",  # a team line in the page's text ("the Binder team")
@@ -255,11 +258,13 @@ ORG_FEATURES: tuple[str, ...] = (
     "src_title",  # the title's site part ("Outage report | Acme Blog")
     "src_author",  # the page's author metadata
     "sources",  # how many sources name it (log(1 + n))
-    "related",  # the domain spells its name (rust-lang / "Rust Project")
+    "related",  # the domain spells its name (rust-lang / "Rust Project"; not the domain's own)
     "in_text",  # log(1 + times the page's text names it)
     "in_title",  # the title names it
     "latin",  # it has Latin letters
     "words",  # its words, at most 4
+    "mixed_script",  # Latin letters and CJK in one word ("Studio와", "Android版の復旧報告"): a phrase
+    "particle_end",  # ends as a sentence's word does ("User's", "Studio와", "障害の"): no name
 )
 
 
