@@ -190,6 +190,7 @@ def fitted_table(sc: Any, shared: Path, pages: Path, negatives: Path) -> list[st
     started = time.perf_counter()
     data = labelled_pages(shared, pages)
     _, folds = out_of_fold(data)
+    folds = page_decision_folds(shared, pages, negatives, folds)
     by_org = {org: w for w in folds for org in w.trained_on.removeprefix("held out: ").split()}
     tallies: dict[str, Tally] = {g: defaultdict(lambda: [0, 0]) for g in ("in", "oof")}
     for lf in sorted((shared / "eval" / "labels").glob("*.json")):
@@ -222,6 +223,29 @@ def fitted_table(sc: Any, shared: Path, pages: Path, negatives: Path) -> list[st
         (vi, ni), (vo, no) = fmt(*tallies["in"][k]), fmt(*tallies["oof"][k])
         out.append(f"{k:30} {vi:>9} {ni:>8}   {vo:>13} {no:>8}")
     return out + learning_curve(shared, data)
+
+
+def page_decision_folds(shared: Path, pages: Path, negatives: Path, folds: list[Weights]) -> list[Weights]:
+    """Each fold's weights with its own verdict and org models, chosen and fitted without the
+    fold's organisations (extractors/draft/page_fit.py), where the shipped weights have them (a
+    decision the rules keep stays the rules' in every fold)."""
+    from bench.train import page_examples
+    from extractors.draft.linear import shipped
+    from extractors.draft.page_fit import choose_org, choose_verdict
+
+    ship = shipped()
+    if ship.verdict is None and ship.org is None:
+        return folds
+    verdict, org = page_examples(shared, pages, negatives)
+    out = []
+    for w in folds:
+        held = set(w.trained_on.removeprefix("held out: ").split())
+        update = {
+            "verdict": choose_verdict([p for p in verdict if p.group not in held]) if ship.verdict else None,
+            "org": choose_org([p for p in org if p.group not in held]) if ship.org else None,
+        }
+        out.append(w.model_copy(update=update))
+    return out
 
 
 def learning_curve(shared: Path, data: list) -> list[str]:

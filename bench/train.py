@@ -63,10 +63,157 @@ def labelled_pages(shared: Path, pages: Path) -> list[Labelled]:
     return out
 
 
+# --- page decisions: the postmortem verdict and the org (extractors/draft/page_fit.py) ------------
+
+GENERIC_FOLDS = 5  # the scrapinghub articles (no organisation) in this many fixed groups
+
+
+def page_examples(shared: Path, pages: Path, negatives: Path) -> tuple[list, list]:
+    """Verdict examples: every corpus postmortem, the labelled look-alikes, the scrapinghub
+    articles and our own fixtures (tests/data/postmortems, tests/data/triage: group "own"); org
+    examples: the labelled postmortems, each candidate marked whether the reference scorer accepts it."""
+    import gzip
+    import zlib
+
+    from bench.eval_draft import load_scorer
+    from extractors.draft import page_decisions_of
+    from extractors.draft.page_fit import OrgExample, PageExample
+    from schema.errors import ExtractionError
+
+    sc = load_scorer(shared)
+    labels = {}
+    for lf in sorted((shared / "eval" / "labels").glob("*.json")):
+        label = json.loads(lf.read_text())
+        labels[label["slug"]] = label
+    verdict: list[PageExample] = []
+    org: list[OrgExample] = []
+
+    def add(kind: str, group: str, key: str, data: bytes, url: str, label: dict | None = None) -> None:
+        try:
+            doc = extract_document(data, url=url, content_type="text/html")
+        except ExtractionError:
+            return  # no article at all: never drafted, always skipped
+        got = page_decisions_of(doc, source_url=url)
+        if got.verdict_features:  # a page with no article is no decision to learn
+            verdict.append(
+                PageExample(group, key, kind, got.verdict_features, got.rules.verdict, got.rules.skip)
+            )
+        if label is None or not label.get("org"):
+            return
+        # Each labelled page twice: as published, and without its site name (a page kept in git,
+        # or a blog without the metadata: where the other sources must decide).
+        bare = page_decisions_of(doc.model_copy(update={"site_name": None}), source_url=url)
+        # What the fit learns: the name a curator writes (the label's org or an alias, whole), so
+        # that "Acme Cloud" beats "acme" where both are accepted.
+        names = {sc.squash(n) for n in [label["org"], *(label.get("org_aliases") or [])] if n}
+        for suffix, decided in (("", got), (" (no site name)", bare)):
+            cands = [
+                (
+                    c.features,
+                    bool(sc.org_match({"org": c.name, "org_slug": c.slug}, label)),
+                    "src_domain" in c.features,
+                    sc.squash(c.name) in names,
+                )
+                for c in decided.org_candidates
+            ]
+            org.append(OrgExample(group, key + suffix, cands))
+
+    for meta in sorted((shared / "corpus" / "postmortems").glob("*/meta.json")):
+        slug = meta.parent.name
+        page = pages / slug / "page.html"
+        if page.exists():
+            url = json.loads(meta.read_text()).get("url") or f"https://example.org/{slug}/"
+            label = labels.get(slug)
+            add("postmortem", org_of(slug), slug, page.read_bytes(), (label or {}).get("url") or url, label)
+    for slug, label in sorted(labels.items()):
+        page = negatives / slug / "page.html"
+        if label.get("is_postmortem") is False and page.exists():
+            add("look-alike", org_of(slug), slug, page.read_bytes(), label["url"])
+    for page in sorted((shared / "corpus" / "extraction" / "scrapinghub" / "html").glob("*.html.gz")):
+        group = f"generic-{zlib.crc32(page.name.encode()) % GENERIC_FOLDS}"
+        add(
+            "generic",
+            group,
+            page.name[:16],
+            gzip.decompress(page.read_bytes()),
+            "https://example.org/article/",
+        )
+    data = ROOT / "tests" / "data"
+    for page in sorted((data / "postmortems").glob("*.html")) + sorted((data / "triage").glob("*.html")):
+        kind = "generic" if page.stem.startswith("generic") else "postmortem"
+        if page.stem.startswith(("not-", "doubtful")):
+            kind = "look-alike"
+        add(kind, "own", f"own:{page.stem}", page.read_bytes(), f"https://example.org/{page.stem}/")
+    return verdict, org
+
+
+def fit_pages(
+    verdict: list, org: list, k: int, inner: int
+) -> tuple[dict, dict[str, dict[str, float]], list[str]]:
+    """The verdict and org models (None where the rules stay), their fold figures, printed lines."""
+    from extractors.draft.page_fit import OrgTally, VerdictTally, decide_org, decide_verdict
+
+    v, o = decide_verdict(verdict, k, inner), decide_org(org, k, inner)
+
+    def vrow(name: str, t: VerdictTally | OrgTally) -> str:
+        assert isinstance(t, VerdictTally)
+        f = t.figures()
+        return (
+            f"{name:20} postmortems skipped {f['postmortem_skipped']:.0f}/{f['postmortem_pages']:.0f} "
+            f"said yes {f['postmortem_yes']:.0f}   look-alikes verdict false "
+            f"{f['look_alike_pages'] - f['look_alike_yes']:.0f}/{f['look_alike_pages']:.0f} "
+            f"skipped {f['look_alike_skipped']:.0f}   generic skipped "
+            f"{f['generic_skipped']:.0f}/{f['generic_pages']:.0f} = {t.share('skip', 'generic'):.3f}"
+        )
+
+    def orow(name: str, t: VerdictTally | OrgTally) -> str:
+        assert isinstance(t, OrgTally)
+        share = t.right / max(1, t.pages)
+        return (
+            f"{name:20} right {t.right}/{t.pages} = {share:.3f}, wrong {t.wrong}, unknown {t.unknown}, "
+            f"the curator's own name {t.named}"
+        )
+
+    def shipped(d: object) -> str:
+        m = getattr(d, "model", None)
+        if m is None:
+            return "shipped: the rules (the fit is worse out of fold)"
+        cut = f"skip below {m.skip_below:g}" if hasattr(m, "skip_below") else f"threshold {m.threshold:g}"
+        return f"shipped: the fit (out of fold no worse than the rules), l2 {m.l2:g}, {cut}"
+
+    lines = [
+        "",
+        f"postmortem verdict ({len(verdict)} pages; folds grouped by organisation, generic articles in "
+        f"{GENERIC_FOLDS} fixed groups, own fixtures one group)",
+        vrow("rules", v.rules),
+        vrow("fit in-sample", v.in_sample),
+        vrow("fit out-of-fold", v.out_of_fold),
+        shipped(v),
+        "",
+        f"org ({len(org)} labelled postmortems, each also without its site name; "
+        "folds grouped by organisation)",
+        orow("rules", o.rules),
+        orow("fit in-sample", o.in_sample),
+        orow("fit out-of-fold", o.out_of_fold),
+        shipped(o),
+    ]
+    folds = {
+        name: {
+            **{"oof_" + n: x for n, x in d.out_of_fold.figures().items()},
+            **{"in_" + n: x for n, x in d.in_sample.figures().items()},
+            **{"rules_" + n: x for n, x in d.rules.figures().items()},
+            "landed": float(d.landed),
+        }
+        for name, d in (("verdict", v), ("org", o))
+    }
+    return {"verdict": v.model, "org": o.model}, folds, lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
     ap.add_argument("--pages", help="rendered postmortems (default: render into a temp dir)")
+    ap.add_argument("--negatives", help="rendered look-alikes (default: render into a temp dir)")
     ap.add_argument("--folds", type=int, default=5, help="outer folds, grouped by organisation")
     ap.add_argument("--inner", type=int, default=3, help="inner folds choosing L2 and threshold")
     ap.add_argument("--check", action="store_true", help="compare with the file on disk; write nothing")
@@ -96,6 +243,12 @@ def main() -> int:
         f"{a.folds} outer, {a.inner} inner"
     )
     weights = train(data, "pending", trained_on, a.folds, a.inner)
+    negatives = Path(a.negatives) if a.negatives else render_pages(shared, "negatives")
+    from extractors.draft.page_fit import PAGE_SET, dump_page_set
+
+    verdict_pages, org_pages = page_examples(shared, pages, negatives)
+    page_models, page_folds, page_lines = fit_pages(verdict_pages, org_pages, a.folds, a.inner)
+    weights = weights.model_copy(update={**page_models, "folds": {**weights.folds, **page_folds}})
     digest = hashlib.sha256(dump(weights).encode()).hexdigest()[:10]
     weights = weights.model_copy(update={"version": f"shipped-{digest}"})
     took = time.perf_counter() - started
@@ -121,15 +274,21 @@ def main() -> int:
             else f"P {f['precision']:.3f} R {f['recall']:.3f}"
         )
         print(f"{name + ' (rules)':26} {got:>24}")
+    print("\n".join(page_lines))
     print(f"pages {len(data)}, organisations {len(groups)}, seconds {took:.1f}, version {weights.version}")
     text = dump(weights)
+    page_set = dump_page_set(verdict_pages, org_pages)
     if a.check:
         same = SHIPPED.read_text() == text and TRAINING_SET.read_text() == dump_set(data)
+        same = same and PAGE_SET.is_file() and PAGE_SET.read_text() == page_set
         print("weights file is " + ("up to date" if same else "stale: run python bench/train.py"))
         return 0 if same else 1
     SHIPPED.write_text(text)
     TRAINING_SET.write_text(dump_set(data))
-    print(f"wrote {SHIPPED.relative_to(ROOT)} and {TRAINING_SET.relative_to(ROOT)}")
+    PAGE_SET.write_text(page_set)
+    print(
+        f"wrote {SHIPPED.relative_to(ROOT)}, {TRAINING_SET.relative_to(ROOT)}, {PAGE_SET.relative_to(ROOT)}"
+    )
     return 0
 
 

@@ -177,6 +177,18 @@ def main() -> int:
     pages = collect(shared, pm_dir, neg_dir)
     n = _sizes(pages)
 
+    from extractors.draft.linear import shipped
+
+    model = shipped().verdict
+    print(
+        "verdict decided by: "
+        + (
+            f"the fitted model (weights.json verdict: skip below {model.skip_below:g}); the rows below "
+            "are the gate's probabilities at each cut-off, 'shipped' marks the rules' SKIP_BELOW"
+            if model
+            else "the rules (weights.json verdict is null: the fit was worse out of fold; bench/train.py)"
+        )
+    )
     print("cut-off: postmortems skipped | look-alikes doubtful, skipped, said yes | generic skipped")
     for cut in GRID:
         marks = " <- SKIP_BELOW" if cut == SKIP_BELOW else ""

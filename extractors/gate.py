@@ -46,6 +46,7 @@ from schema.draft import Verdict
 
 if TYPE_CHECKING:
     from extractors.draft.lexicon import Lexicon
+    from extractors.draft.linear import VerdictWeights
 
 DATA = Path(__file__).parent / "data"
 
@@ -533,38 +534,62 @@ def guide_page(folded: str) -> str | None:
     )
 
 
-def judge(doc: Document, signals: Signals | None = None) -> Verdict:
-    """The gate's verdict on one extracted page, with its reasons."""
+def judge(doc: Document, signals: Signals | None = None, model: VerdictWeights | None = None) -> Verdict:
+    """The gate's verdict on one extracted page, with its reasons: the rules' own, or, with a
+    fitted `model` (extractors/draft/linear.py VerdictWeights), its probability over the rules'
+    findings as features (`weigh`). A page with no article is never weighed: always skipped."""
+    rules, features = weigh(doc, signals)
+    if model is None or not features:
+        return rules
+    from extractors.draft.linear import page_score  # the drafter's scorer; no drafting code
+
+    p = page_score(features, model)
+    reasons = [*rules.reasons, f"weighed: probability {p:.3f} (skip below {model.skip_below:g})"]
+    return Verdict(verdict=p >= 0.5, score=p, reasons=reasons, skip=p < model.skip_below)
+
+
+def weigh(doc: Document, signals: Signals | None = None) -> tuple[Verdict, dict[str, float]]:
+    """The rules' verdict and the page's features (linear.VERDICT_FEATURES; empty for a page
+    with no article, which is never drafted)."""
     signals = signals or Signals()
     title = _fold(doc.title or "")
     folded = doc.text.lower()  # the cue lists are lower-case; NFKC of a whole page costs more than it finds
     if why := no_article(doc, folded):
-        return Verdict(verdict=False, score=0.0, reasons=[why], skip=True)
+        return Verdict(verdict=False, score=0.0, reasons=[why], skip=True), {}
     found = _scan(folded)
     said = occurrence(folded, found, signals.clock_times)
-    if why := (
-        index_page(doc, title, found)
-        or look_alike(doc, title, found, folded, said)
-        or template_page(_prose(doc), folded)
-        or guide_page(folded)
-        or no_incident(title, folded, found, said)
-    ):
+    rules = (
+        ("rule_index", lambda: index_page(doc, title, found)),
+        ("rule_class", lambda: look_alike(doc, title, found, folded, said)),
+        ("rule_template", lambda: template_page(_prose(doc), folded)),
+        ("rule_guide", lambda: guide_page(folded)),
+        ("rule_no_incident", lambda: no_incident(title, folded, found, said)),
+    )
+    kind, why = next(((k, w) for k, rule in rules if (w := rule())), ("", None))
+    told, parts = _narrative_verdict(folded, title, signals, found, said)
+    features = {**parts, **{k: 1.0 for k in said}}
+    features["generic_cues"] = float(min(3, len(set(found.generic))))
+    features["class_cues"] = float(min(3, max((len(set(c)) for c in found.classes), default=0)))
+    if why:
         # A look-alike rule says "no"; how sure, the narrative score says (how much of one
         # incident the page tells): a game day told like an outage is doubtful (queued, in the
         # reviewers' doubtful lane), a hiring post a confident "no" (skipped).
-        told = _narrative_verdict(folded, title, signals, found, said)
+        features["rule_no"] = features[kind] = 1.0
         score = told.score
-        return Verdict(verdict=False, score=score, reasons=[why, *told.reasons], skip=score < SKIP_BELOW)
-    return _narrative_verdict(folded, title, signals, found, said)
+        verdict = Verdict(verdict=False, score=score, reasons=[why, *told.reasons], skip=score < SKIP_BELOW)
+        return verdict, {k: v for k, v in features.items() if v}
+    features["rule_yes"] = float(told.verdict)
+    return told, {k: v for k, v in features.items() if v}
 
 
 def _narrative_verdict(
     text: str, title: str, signals: Signals, found: _Found, said: dict[str, str]
-) -> Verdict:
+) -> tuple[Verdict, dict[str, float]]:
     """The log-odds score over incident wording, headings, times and the evidence that one
-    incident happened (`text`: the page lower-cased)."""
+    incident happened (`text`: the page lower-cased), and its parts as features."""
     _incident, title_words, neg_title, _neg_words = _narrative()
     score, reasons = BIAS, [f"one incident: {_told(said)}"]
+    parts: dict[str, float] = {}
     if FIX_NEEDED in said:
         score += W_OCCURRENCE * len(said)
     elif said:
@@ -573,6 +598,7 @@ def _narrative_verdict(
         reasons[0] = "states no impact, cause or fix of one incident" + (f" ({_told(said)})" if said else "")
     if m := title_words.search(title):
         score += W_TITLE
+        parts["title_word"] = 1.0
         reasons.append(f"title: {m.group(0)}")
     roles: list[str] = []
     for heading, role in signals.roles:
@@ -580,28 +606,35 @@ def _narrative_verdict(
             roles.append(role)
             reasons.append(f"heading: {heading}")
     strong = [r for r in roles if r in STRONG_ROLES]
-    score += W_HEADING * min(MAX_HEADINGS, len(strong))
-    score += W_WEAK_HEADING * min(MAX_HEADINGS, len(roles) - len(strong))
+    parts["strong_headings"] = float(min(MAX_HEADINGS, len(strong)))
+    parts["weak_headings"] = float(min(MAX_HEADINGS, len(roles) - len(strong)))
+    score += W_HEADING * parts["strong_headings"] + W_WEAK_HEADING * parts["weak_headings"]
     words = len(found.incident)
     density = words / max(1.0, len(text) / 1000)
-    score += W_DENSITY * min(MAX_DENSITY, density)
+    parts["density"] = round(min(MAX_DENSITY, density), 6)
+    score += W_DENSITY * parts["density"]
     if words:
         reasons.append(f"incident wording: {words} ({density:.1f}/1000 chars)")
     if signals.clock_times:
-        score += W_TIMES * min(MAX_TIMES, signals.clock_times)
+        parts["clock_times"] = float(min(MAX_TIMES, signals.clock_times))
+        score += W_TIMES * parts["clock_times"]
         reasons.append(f"clock times: {signals.clock_times}")
-    score += W_DRAFTED * len([f for f in signals.drafted_from_sections if f in STRONG_ROLES])
+    parts["drafted"] = float(len([f for f in signals.drafted_from_sections if f in STRONG_ROLES]))
+    score += W_DRAFTED * parts["drafted"]
     if m := neg_title.search(title):
         score -= W_NEG_TITLE
+        parts["neg_title"] = 1.0
         reasons.append(f"not-incident title: {m.group(0)}")
     negs = sorted(set(found.negative))
     if negs:
-        score -= W_NEG_WORD * min(MAX_NEG_WORDS, len(negs))
+        parts["neg_words"] = float(min(MAX_NEG_WORDS, len(negs)))
+        score -= W_NEG_WORD * parts["neg_words"]
         reasons.append("not-incident wording: " + ", ".join(negs[:MAX_NEG_WORDS]))
     if not reasons:
         reasons.append("no incident signals: no incident headings, wording or timeline")
+    parts["rule_logit"] = round(max(-8.0, min(8.0, score)), 6)
     p = 1 / (1 + math.exp(-score))
-    return Verdict(verdict=p >= 0.5, score=round(p, 3), reasons=reasons, skip=p < SKIP_BELOW)
+    return Verdict(verdict=p >= 0.5, score=round(p, 3), reasons=reasons, skip=p < SKIP_BELOW), parts
 
 
 # -- before fetching: URL and title cues ---------------------------------------------------------

@@ -15,7 +15,7 @@ from extractors.draft.evidence import Context, Found
 from extractors.draft.explain import explain_draft
 from extractors.draft.linear import Weights
 from schema.document import Document
-from schema.draft import Draft, DraftSource, HistoryEntry, draft_id_for
+from schema.draft import Draft, DraftSource, HistoryEntry, Verdict, draft_id_for
 from schema.record import RecordBody, Review
 
 __all__ = ["DRAFTERS", "DraftOptions", "draft_document", "explain_draft"]
@@ -51,7 +51,7 @@ FieldDrafter = Callable[[Context, Args, Found], Found]
 # others' failures.
 DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("language", lambda ctx, a, f: identity.draft_language(ctx)),
-    ("org", lambda ctx, a, f: identity.draft_org(ctx, a.source_url)),
+    ("org", lambda ctx, a, f: identity.draft_org(ctx, a.source_url, _page_models(a.options)[1])),
     ("date", lambda ctx, a, f: identity.draft_date(ctx, a.source_url)),
     ("title", lambda ctx, a, f: identity.draft_title(ctx)),
     ("summary", lambda ctx, a, f: text_fields.draft_summary(ctx)),
@@ -94,7 +94,7 @@ def draft_document(
         raise TypeError(f"draft_document needs a Document, got {type(doc).__name__}")
     options = options or DraftOptions()
     ctx, found = _cascade(doc, source_url, snapshot, options)
-    judged = gate.judge(doc, _signals(ctx, found))
+    judged = gate.judge(doc, _signals(ctx, found), _page_models(options)[0])
     if options.verdict_threshold != 0.5:
         judged = judged.model_copy(update={"verdict": judged.score >= options.verdict_threshold})
     record: dict[str, Any] = dict(found.record)
@@ -148,6 +148,36 @@ def candidates_of(
     """The scored candidates of each decision with their features (for bench/train.py and
     `incidents learn`): what the drafter weighed, not only what it kept."""
     return _cascade(doc, source_url, None, options or DraftOptions())[1].candidates
+
+
+def _page_models(options: DraftOptions) -> tuple[linear.VerdictWeights | None, linear.OrgWeights | None]:
+    """The fitted verdict and org models: the options' weights', else the shipped ones (a learned
+    weights file without them); None where no fit beat the rules (the rules decide)."""
+    weights = options.weights
+    if weights is not None and weights.version == linear.hand().version:
+        return None, None  # the rules' own decisions, for fitting (never the shipped file's)
+    shipped = linear.shipped()
+    verdict = weights.verdict if weights is not None and weights.verdict is not None else shipped.verdict
+    org = weights.org if weights is not None and weights.org is not None else shipped.org
+    return verdict, org
+
+
+@dataclass(frozen=True)
+class PageDecisions:
+    """What the verdict and the org are decided from, for bench/train.py: the rules' verdict, the
+    page's verdict features, and the org candidates with their features."""
+
+    rules: Verdict
+    verdict_features: dict[str, float]
+    org_candidates: list[identity.OrgCandidate]
+
+
+def page_decisions_of(doc: Document, *, source_url: str) -> PageDecisions:
+    """The page decisions' inputs (the rules' own weights: a fit never depends on the weights it
+    replaces)."""
+    ctx, found = _cascade(doc, source_url, None, DraftOptions(weights=linear.hand()))
+    rules, features = gate.weigh(doc, _signals(ctx, found))
+    return PageDecisions(rules, features, list(ctx.memo.get("org_candidates", [])))
 
 
 def _signals(ctx: Context, found: Found) -> gate.Signals:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import unicodedata
+from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -12,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from extractors.draft.evidence import Context, Found, confidence, evidence
+from extractors.draft.linear import OrgWeights, page_score
 from extractors.language import document_language
 from schema.document import Document
 
@@ -149,23 +152,26 @@ def team_name(ctx: Context, slug: str | None) -> str | None:
     return max(sorted(counts), key=rank)
 
 
-def draft_org(ctx: Context, source_url: str) -> Found:
+def draft_org(ctx: Context, source_url: str, model: OrgWeights | None = None) -> Found:
+    """The organisation: the rules' pick (a known publisher, the site name, a team line, the
+    domain), or with a fitted `model` the best-scored candidate (`org_candidates`) when it is
+    confident, else the publisher the domain spells, else unknown."""
     found = Found()
     doc = ctx.doc
     url = doc.canonical_url or doc.url or source_url
     entry = _registry(url)
     slug = domain_slug(url)
+    cands = org_candidates(ctx, source_url)
+    ctx.memo["org_candidates"] = cands
+    if model is not None:
+        return _fitted_org(doc, cands, model, entry is not None)
     org, method, value = None, "metadata", 0.0
-    site = doc.site_name if doc.site_name and not _HOST_LIKE.match(doc.site_name.strip()) else None
-    if entry:
-        org, slug, method, value = entry["org"], entry["slug"], "metadata", 0.9
-    elif site and (cleaned := clean_site_name(site)):
-        org, value = cleaned, 0.75
-    elif team := team_name(ctx, slug):
-        # The page names its publisher in its own words ("the Binder team"): a person's reading.
-        org, method, value = team, "rule", 0.6
-    elif slug:
-        org, method, value = slug, "rule", 0.5
+    rule = next((c for c in cands if c.features.get("rule_pick")), None)
+    if rule is not None:
+        org = rule.name
+        method, value = _RULE_CONFIDENCE[rule.source]
+        if entry:
+            slug = entry["slug"]
     if org:
         quotes = []
         at = doc.text.find(org)
@@ -176,6 +182,152 @@ def draft_org(ctx: Context, source_url: str) -> Found:
         slug = _own_slug(org, slug)
     if slug:
         found.put("org_slug", slug, conf=confidence(value if entry else 0.7, "metadata" if entry else "rule"))
+    return found
+
+
+# The rules' confidence in each source (the order they are tried in, best first).
+_RULE_CONFIDENCE: dict[str, tuple[str, float]] = {
+    "registry": ("metadata", 0.9),
+    "site": ("metadata", 0.75),
+    "team": ("rule", 0.6),
+    "domain": ("rule", 0.5),
+}
+# Where a title names its site: "Outage report | Acme Blog".
+_TITLE_SEPARATORS = (" | ", " - ", " – ", " — ", " :: ", " · ")
+MAX_ORG_WORDS = 5  # a title's site part or an author longer than this is no organisation's name
+
+
+@dataclass
+class OrgCandidate:
+    """One name the page might be published by: where it was found and its features
+    (linear.ORG_FEATURES); `slug` is the org_slug it would give."""
+
+    name: str
+    slug: str | None
+    source: str  # the first source that named it (registry, site, team, domain, title, author)
+    features: dict[str, float] = field(default_factory=dict)
+    p: float = 0.0
+
+
+# A word of Latin letters and CJK together; a name ending in a possessive or a Korean or Japanese
+# particle (a sentence's subject or object, not a publisher's name).
+_MIXED = re.compile(
+    r"[A-Za-z][\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af][A-Za-z]"
+)
+_PARTICLE_END = re.compile(r"(?:'s|’s|[와과의는은이가을를에도]|에서|の|は|が|を|に|で|と)$")
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", name).casefold())
+
+
+def _named(ctx: Context, url: str, domain: str | None) -> list[tuple[str, str, str | None]]:
+    """(source, name, slug) of every name the identity sources give, in the rules' order."""
+    doc = ctx.doc
+    entry = _registry(url)
+    named: list[tuple[str, str, str | None]] = []
+    if entry:
+        named.append(("registry", entry["org"], entry["slug"]))
+    site = doc.site_name if doc.site_name and not _HOST_LIKE.match(doc.site_name.strip()) else None
+    if site and (cleaned := clean_site_name(site)):
+        named.append(("site", cleaned, None))
+    if team := team_name(ctx, domain):
+        named.append(("team", team, None))
+    if domain:
+        named.append(("domain", domain, domain))
+    if doc.title:
+        title = re.sub(r"\s+", " ", doc.title).strip()
+        for sep in _TITLE_SEPARATORS:
+            if sep in title:
+                tail = clean_site_name(title.rpartition(sep)[2])
+                if tail and len(tail.split()) <= MAX_ORG_WORDS and not _HOST_LIKE.match(tail):
+                    named.append(("title", tail, None))
+                break
+    author = (doc.author or "").strip()
+    if author and len(author.split()) <= MAX_ORG_WORDS and not _HOST_LIKE.match(author):
+        named.append(("author", author, None))
+    return named
+
+
+def org_candidates(ctx: Context, source_url: str) -> list[OrgCandidate]:
+    """Every name the page's identity sources give, once each (in source order), with features."""
+    doc = ctx.doc
+    url = doc.canonical_url or doc.url or source_url
+    domain = domain_slug(url)
+    named = _named(ctx, url, domain)
+    rule_source = next((src for src, *_ in named if src in _RULE_CONFIDENCE), None)
+    by_key: dict[str, OrgCandidate] = {}
+    sources: dict[str, set[str]] = {}
+    for src, name, slug in named:
+        key = _key(name)
+        if not key:
+            continue
+        if key not in by_key:
+            own = slug if slug else _own_slug(name, domain)
+            by_key[key] = OrgCandidate(name, own, src)
+            sources[key] = set()
+        sources[key].add(src)
+    text = doc.text[:50000]
+    folded_title = _key(doc.title or "")
+    domain_key = (domain or "").replace("-", "")
+    out = list(by_key.values())
+    for cand in out:
+        key = _key(cand.name)
+        srcs = sources[key]
+        f: dict[str, float] = {"src_" + src: 1.0 for src in srcs}
+        if cand.source == rule_source:
+            f["rule_pick"] = 1.0
+        f["sources"] = round(math.log1p(len(srcs)), 6)
+        own = slugify(cand.name).replace("-", "")
+        if domain_key and own and "domain" not in srcs and _related(own, domain_key):
+            f["related"] = 1.0
+        if n := text.count(cand.name):
+            f["in_text"] = round(math.log1p(n), 6)
+        if key in folded_title:
+            f["in_title"] = 1.0
+        if re.search(r"[A-Za-z]", cand.name):
+            f["latin"] = 1.0
+        f["words"] = float(min(4, len(cand.name.split())))
+        if _MIXED.search(cand.name):
+            f["mixed_script"] = 1.0
+        if _PARTICLE_END.search(cand.name):
+            f["particle_end"] = 1.0
+        cand.features = f
+    return out
+
+
+def _fitted_org(doc: Document, cands: list[OrgCandidate], model: OrgWeights, known: bool) -> Found:
+    """The rules' pick when `model` is confident in it (its probability reaches the threshold),
+    else the publisher the domain spells, else unknown: a guess is worse than either."""
+    found = Found()
+    for c in cands:
+        c.p = page_score(c.features, model)
+    best = next((c for c in cands if c.features.get("rule_pick")), None)
+    method, value = "rule", 0.5
+    if best is not None and best.p >= model.threshold:
+        method = "metadata" if best.source in ("registry", "site") else "rule"
+        value = best.p
+    elif best is not None:
+        doubted = best
+        best = next((c for c in cands if c.features.get("src_domain")), None)
+        found.reasons.append(
+            f"org: {doubted.name!r} doubted (p {doubted.p:.2f} < {model.threshold:g}); "
+            + (f"the domain's {best.name!r}" if best else "unknown")
+        )
+    if best is None:
+        return found
+    quotes = []
+    at = doc.text.find(best.name)
+    if at >= 0:
+        quotes.append(evidence(doc, at, at + len(best.name), None))
+    found.put("org", best.name, quotes, confidence(value, method))
+    if best.slug:
+        registry = known and best.source == "registry"
+        found.put(
+            "org_slug",
+            best.slug,
+            conf=confidence(value if registry else 0.7, "metadata" if registry else "rule"),
+        )
     return found
 
 

@@ -95,6 +95,10 @@ class Weights(BaseModel):
     trained_on: str = ""
     fields: FieldSet
     folds: dict[str, dict[str, float]] = {}  # field -> {"l2": chosen, "oof_f1"/"oof_top1": ...}
+    # Page decisions (see the end of this module): None keeps the rules (a learned file without
+    # them uses the shipped ones).
+    verdict: VerdictWeights | None = None
+    org: OrgWeights | None = None
 
     def field(self, name: str) -> FieldWeights:
         model: FieldWeights = getattr(self.fields, name)
@@ -209,3 +213,106 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
             continue
         x[i] = (m[i][n] - sum(m[i][j] * x[j] for j in range(i + 1, n))) / m[i][i]
     return x
+
+
+# --- page decisions: the postmortem verdict and the org ranker ------------------------------------
+#
+# The gate (extractors/gate.py) describes a page by VERDICT_FEATURES; a logistic model gives the
+# probability that it reports one incident: verdict = p >= 0.5, skip (never queued) = p below
+# `skip_below`, a cut-off chosen on folds. identity.py describes each org candidate by
+# ORG_FEATURES; the best candidate is the org when its probability reaches `threshold`, else the
+# publisher from the domain, else unknown. Fitted by bench/train.py (extractors/draft/page_fit.py).
+
+VERDICT_FEATURES: tuple[str, ...] = (
+    "rule_yes",  # the rules alone say it is a postmortem (no look-alike rule, narrative p >= 0.5)
+    "rule_logit",  # the rules' narrative log-odds (gate.py), clipped to [-8, 8]
+    "rule_no",  # a look-alike rule said "no" (index, class, template, guide, no incident)
+    "rule_index",  # ... an index or tag page
+    "rule_class",  # ... a look-alike class (drill, notice, release notes, retrospective, ...)
+    "rule_template",  # ... a template with blanks to fill in
+    "rule_guide",  # ... a guide that addresses its reader
+    "rule_no_incident",  # ... states no impact, cause or fix, and speaks of incidents in general
+    "when",  # evidence of one incident, by kind: a time it happened
+    "impact",  # ... an impact in the past tense (not negated)
+    "cause",  # ... a cause
+    "fix",  # ... a fix (the operators' own)
+    "title_word",  # the title has an incident word
+    "neg_title",  # the title has a not-incident word (release, hiring, ...)
+    "strong_headings",  # incident headings (timeline, root cause, impact, ...), at most 3
+    "weak_headings",  # remediation / action items / lessons headings, at most 3
+    "density",  # incident words per 1000 characters, at most 3
+    "clock_times",  # clock times the timeline drafter found, at most 4
+    "drafted",  # incident fields the drafters filled from a section of their role
+    "neg_words",  # different not-incident words, at most 5
+    "generic_cues",  # different cues of incidents in general ("every incident"), at most 3
+    "class_cues",  # the most different body cues of one look-alike class, at most 3
+)
+# (A candidate also carries "rule_pick", the one the rules alone take: registry > site > team >
+# domain. It is no fitted feature: with it the fit copies the rules, team lines that name a noun
+# included; the sources' own flags carry their order.)
+ORG_FEATURES: tuple[str, ...] = (
+    "src_registry",  # a known publisher of the host (data/publishers.json)
+    "src_site",  # the page's site name, cleaned
+    "src_team",  # a team line in the page's text ("the Binder team")
+    "src_domain",  # the publisher as the domain spells it
+    "src_title",  # the title's site part ("Outage report | Acme Blog")
+    "src_author",  # the page's author metadata
+    "sources",  # how many sources name it (log(1 + n))
+    "related",  # the domain spells its name (rust-lang / "Rust Project"; not the domain's own)
+    "in_text",  # log(1 + times the page's text names it)
+    "in_title",  # the title names it
+    "latin",  # it has Latin letters
+    "words",  # its words, at most 4
+    "mixed_script",  # Latin letters and CJK in one word ("Studio와", "Android版の復旧報告"): a phrase
+    "particle_end",  # ends as a sentence's word does ("User's", "Studio와", "障害の"): no name
+)
+
+
+def _known_names(value: dict[str, float], names: tuple[str, ...]) -> dict[str, float]:
+    unknown = sorted(n for n in value if n not in names)
+    if unknown:
+        raise ValueError(f"unknown feature(s) {', '.join(unknown)}; known: {', '.join(names)}")
+    return value
+
+
+class VerdictWeights(BaseModel):
+    """The postmortem verdict: p(one incident reported) = logistic(bias + sum(weight * feature))."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bias: float
+    weights: dict[str, float]
+    skip_below: float  # a page under this probability is a confident "no": skipped, never queued
+    l2: float = 1.0
+
+    @field_validator("weights")
+    @classmethod
+    def _known(cls, value: dict[str, float]) -> dict[str, float]:
+        return _known_names(value, VERDICT_FEATURES)
+
+
+class OrgWeights(BaseModel):
+    """The org ranker: p(candidate is the organisation) = logistic(bias + sum(weight * feature))."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bias: float
+    weights: dict[str, float]
+    threshold: float = 0.5  # the best candidate below this: the domain's publisher, else unknown
+    l2: float = 1.0
+
+    @field_validator("weights")
+    @classmethod
+    def _known(cls, value: dict[str, float]) -> dict[str, float]:
+        return _known_names(value, ORG_FEATURES)
+
+
+def page_score(features: Mapping[str, float], model: VerdictWeights | OrgWeights) -> float:
+    """The probability of a page decision, rounded to 4 places (stable text in drafts)."""
+    z = model.bias
+    for name in sorted(features):
+        z += model.weights.get(name, 0.0) * features[name]
+    return round(logistic(z), 4)
+
+
+Weights.model_rebuild()  # its page decisions' models are defined after it

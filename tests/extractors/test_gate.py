@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from extractors import draft_page, extract_document
-from extractors.gate import Signals, count_words, judge, no_article_reason, prefetch
+from extractors.gate import Signals, count_words, judge, no_article_reason, prefetch, weigh
 from schema.draft import Verdict
 
 PAGES = Path(__file__).resolve().parent.parent / "data" / "postmortems"
@@ -515,3 +515,37 @@ def test_a_negation_reaches_to_the_end_of_its_clause_only() -> None:
     assert "fix" in _said("The keys never expired; we restarted the cache.")
     assert "impact" in _said("No alert fired, and checkout failed for an hour.")
     assert "impact" not in _said("Checkout never failed.")
+
+
+# --- the verdict as features and a fitted model (gate.weigh, judge(model=...)) -------------------
+
+
+def _fixture(name: str):  # type: ignore[no-untyped-def]
+    return extract_document((PAGES / f"{name}.html").read_bytes(), url=f"https://pages.example/{name}/")
+
+
+def test_weigh_gives_the_rules_verdict_and_its_findings_as_features() -> None:
+    from extractors.draft.linear import VERDICT_FEATURES
+
+    rules, features = weigh(_fixture("not-drill-en"))
+    assert rules.verdict is False and rules == judge(_fixture("not-drill-en"))
+    assert features["rule_no"] == features["rule_class"] == 1.0 and "rule_yes" not in features
+    assert set(features) <= set(VERDICT_FEATURES) and all(v for v in features.values())
+    report, said = weigh(_fixture("en-timeline-utc"), Signals(clock_times=6))
+    assert report.verdict is True and said["rule_yes"] == 1.0 and "rule_no" not in said
+    assert said["clock_times"] == 4.0 and said["fix"] == 1.0  # capped at MAX_TIMES; a fix stated
+
+
+def test_a_fitted_model_decides_verdict_and_skip_with_its_cut_off() -> None:
+    from extractors.draft.linear import VerdictWeights
+
+    doc = _fixture("not-drill-en")
+    lenient = VerdictWeights(bias=1.0, weights={}, skip_below=0.2)
+    strict = VerdictWeights(bias=-1.0, weights={"rule_no": -3.0}, skip_below=0.2)
+    yes, no = judge(doc, model=lenient), judge(doc, model=strict)
+    assert (yes.verdict, yes.skip, yes.score) == (True, False, 0.7311)
+    assert (no.verdict, no.skip, no.score) == (False, True, 0.018)
+    assert no.reasons[0].startswith("look-alike (drill or game day)") and "weighed" in no.reasons[-1]
+    notes = "<p>We moved this page. See the new address for the latest notes on it.</p>"
+    short = extract_document(page("Notes", notes), url="https://pages.example/short/")
+    assert judge(short, model=lenient).skip is True  # no article is never weighed
