@@ -81,9 +81,12 @@ CJK_DETECT_LATER = re.compile(r"감지|인지|발견|알림|알람|検知|発見
 CJK_DETECT = re.compile(r"(감지|인지|발견)(?:하기)?(까지|하는 데)|(検知|発見|気づ[くい])(?:する)?まで")
 
 
-def _iso(delta: timedelta) -> str | None:
-    """ISO 8601 in hours and minutes, the library's style (PT54H10M rather than P2DT6H10M)."""
+def _iso(delta: timedelta, *, zero: bool = False) -> str | None:
+    """ISO 8601 in hours and minutes, the library's style (PT54H10M rather than P2DT6H10M); with
+    `zero`, no time at all is "PT0S" (detected at the moment of impact), else None."""
     secs = int(round(delta.total_seconds()))
+    if secs == 0 and zero:
+        return "PT0S"
     if secs <= 0:
         return None
     h, rest = divmod(secs, 3600)
@@ -92,8 +95,10 @@ def _iso(delta: timedelta) -> str | None:
 
 
 # Durations longer than this are not one incident's detection or recovery on a timeline of clock
-# times (a month-long gap means two stories); longer stated durations still pass.
+# times (a month-long gap means two stories); longer stated durations still pass, and so do spans
+# between two times that each carry their full date (an intrusion found 58 days after it began).
 MAX_SPAN = timedelta(days=14)
+MAX_DATED_SPAN = timedelta(days=3 * 366)
 
 
 def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
@@ -112,7 +117,8 @@ def _change_pattern() -> Lexicon:
 
 def _fixed(a: Moment, b: Moment) -> bool:
     """Whether the page fixes the span from a to b: one incident's length, and no guessed day between."""
-    return b.at - a.at <= MAX_SPAN and a.guessed_days == b.guessed_days
+    longest = MAX_DATED_SPAN if a.explicit_date and b.explicit_date else MAX_SPAN
+    return b.at - a.at <= longest and a.guessed_days == b.guessed_days
 
 
 def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
@@ -313,7 +319,11 @@ def draft_timeline(ctx: Context) -> Found:
             (m for m in events["detect"] if m.at >= start.at and m is not start), key=lambda m: m.at
         )
         resolves = sorted((m for m in events["resolve"] if m.at > start.at), key=lambda m: m.at)
-        if detects and (iso := _iso(detects[0].at - start.at)) and _fixed(start, detects[0]):
+        if (
+            detects
+            and (iso := _iso(detects[0].at - start.at, zero=detects[0].sentence is not start.sentence))
+            and _fixed(start, detects[0])
+        ):
             result["detected_after"] = (iso, [start, detects[0]])
         if interval is not None:
             resolves = [interval[1]]
