@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
+from extractors.draft import linear
+from extractors.draft.candidates import Candidate
 from extractors.draft.evidence import (
     Context,
     Found,
@@ -18,7 +21,16 @@ from extractors.draft.evidence import (
     squeeze,
 )
 from extractors.draft.lexicon import Lexicon
-from extractors.draft.moments import Moment, _events, entry_end, first_impact, moments, response_pattern
+from extractors.draft.linear import Weights, score
+from extractors.draft.moments import (
+    Moment,
+    _events,
+    entry_end,
+    first_impact,
+    gated_sentences,
+    moments,
+    response_pattern,
+)
 from extractors.draft.negation import negated
 from schema.draft import Evidence
 
@@ -399,3 +411,115 @@ def _started_by_order(ctx: Context) -> set[int]:
 
 def draft_lessons(ctx: Context) -> Found:
     return draft_text_field(ctx, "lessons")
+
+
+# --- fitted evidence (issue 34): every sentence that might be a text field's evidence is a
+# candidate with the features of linear.SENTENCE_FEATURES; where data/weights.json has a model for
+# the field, the sentences it scores at or above its threshold are the field's evidence (best
+# first, at most MAX_FITTED and the field's budget, told in page order). Without a model the rules
+# above decide, and their choice is the `rule` feature.
+
+MAX_ADDED = 1
+MIN_CANDIDATE_CHARS = 15
+_FIRST_PERSON = cue_pattern(["we", "our", "us", "우리", "저희", "弊社", "私たち", "当社"])
+
+
+def _other_cues(name: str) -> list[Lexicon]:
+    return [field_cue(n) for n in TEXT_FIELDS if n != name]
+
+
+TEXT_FIELDS = ("summary", "trigger", "detection", "symptoms_text", "lessons")
+
+
+def sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
+    """A text field's candidate sentences with their features (once the rules drafted the field):
+    the sentences of its own section, those with its cue words, the opening paragraphs (summary)
+    and the rules' own choice."""
+    memo = ctx.memo.setdefault("sentence_candidates", {})
+    if name not in memo:
+        memo[name] = _sentence_candidates(ctx, name)
+    return list(memo[name])
+
+
+def _sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
+    sentences = [
+        s
+        for s in ctx.sentences
+        if s.role != "skip" and s.kind != "code" and len(s.text) >= MIN_CANDIDATE_CHARS and prose(s)
+    ]
+    length = max(1, len(ctx.doc.text))
+    lead = {s.start for s in _lead(ctx)}
+    section_index: dict[int, tuple[int, int]] = {}
+    by_heading: dict[tuple[str | None, str], list[Sentence]] = {}
+    for s in sentences:
+        by_heading.setdefault((s.heading, s.role), []).append(s)
+    for group in by_heading.values():
+        for i, s in enumerate(group):
+            section_index[s.start] = (i, len(group))
+    timed, _dated = gated_sentences(ctx)
+    timed_starts = {ctx.sentences[i].start for i in timed} if timed is not None else None
+    counts = {n: ctx.cue_counts(field_cue(n)) for n in TEXT_FIELDS}
+    hyp = _hypothetical()
+    chosen = ctx.memo.get("rule_evidence", {}).get(name, [])
+    weights = CUE_ROLE_WEIGHT.get(name, {})
+    cue = counts[name]
+    cands = []
+    for s in sentences:
+        rule = any(s.start <= a < s.end or a <= s.start < b for a, b in chosen)
+        hits = cue.get(s.start, 0)
+        if not (rule or hits or s.role == name or (name == "summary" and s.start in lead)):
+            continue
+        low = s.text.lower()
+        # What the rules never quote stays out: a question, a sentence about the post, a greeting
+        # or a table of contents before a summary.
+        if not rule and (not _told(ctx, "", s) or name == "summary" and _preamble_words().search(low)):
+            continue
+        i, n = section_index[s.start]
+        f = {
+            "rule": float(rule),
+            "in_role": float(s.role == name),
+            "role_weight": weights.get(s.role, 0.8) if weights else float(s.role == name),
+            "cue": round(math.log1p(hits), 6),
+            "other_cue": round(
+                math.log1p(sum(counts[o].get(s.start, 0) for o in TEXT_FIELDS if o != name)), 6
+            ),
+            "position": round(s.start / length, 6),
+            "section_position": round(i / max(1, n - 1), 6) if n > 1 else 0.0,
+            "first_in_section": float(i == 0),
+            "negated": float(bool(hits) and not _affirmed(field_cue(name), low)),
+            "hypothetical": float(bool(hyp.search(low))),
+            "question": float(low.rstrip().endswith(("?", "？"))),
+            "first_person": float(bool(_FIRST_PERSON.search(low))),
+            "chars": round(math.log1p(len(s.text)), 6),
+            "list_item": float(s.kind in ("list_item", "table_row")),
+            "timed": float(timed_starts is None or s.start in timed_starts),
+            "lead": float(s.start in lead),
+        }
+        cands.append((Candidate(str(s.start), f["rule"], {k: v for k, v in f.items() if v}), s))
+    return cands
+
+
+def fitted(ctx: Context, name: str, rules: Found, weights: Weights | None) -> Found:
+    """The field as the rules drafted it (`rules`); where the weights have a model for the field,
+    with the best other sentence the model scores at or above its threshold added (MAX_ADDED)."""
+    ctx.memo.setdefault("rule_evidence", {})[name] = [(q.start, q.end) for q in rules.evidence.get(name, [])]
+    model = (weights or linear.shipped()).text.evidence.get(name)  # type: ignore[call-overload]
+    if model is None:
+        return rules
+    cands = [(c, s) for c, s in sentence_candidates(ctx, name) if not c.rule_value]
+    for c, _s in cands:
+        c.p = score(c.features, model)
+    ranked = sorted(cands, key=lambda cs: (-cs[0].p, cs[1].start))
+    added = [s for c, s in ranked[:MAX_ADDED] if c.p >= model.threshold]
+    if not added:
+        return rules
+    value = rules.record.get(name)
+    text = value.get(ctx.lang, "") if isinstance(value, dict) else ""
+    out = Found()
+    out.put(
+        name,
+        {ctx.lang: "\n\n".join([text] * bool(text) + [join(added, ctx.lang)])},
+        rules.evidence.get(name, []) + [sentence_evidence(ctx, s) for s in added],
+        rules.confidence.get(name) or confidence(0.4, "cue"),
+    )
+    return out
