@@ -296,6 +296,12 @@ def _find_events(ms: list[Moment], told: dict[int, str]) -> dict[str, list[Momen
         if key is not None:
             events[key].append(group[0])
             continue
+        # An entry that goes on over the sentences its time heads: the event its own sentence tells
+        # ("15:00 Dip noticed via grafana") outranks what the later ones add ("it appears to have
+        # recovered").
+        own = low[: s.end - s.start]
+        if len(own) < len(low) and any(_affirmed(pats[k], own) for k in pats):
+            low = own
         for kind in ("resolve", "detect", "start"):
             hit = _affirmed(pats[kind], low)
             if not hit or (kind == "start" and skip_start.search(low)):
@@ -333,6 +339,12 @@ def first_impact(ctx: Context) -> Sentence | None:
     if noticed is not None:
         starts = [m for m in starts if m.at <= noticed]
     return starts[0].sentence if starts else None
+
+
+@cache
+def _change_pattern() -> Lexicon:
+    """Start cues that name a change (a deploy, a release) rather than the impact."""
+    return cue_pattern(cues()["timeline"]["change"])
 
 
 @cache

@@ -24,6 +24,7 @@ from extractors.draft.lexicon import Lexicon
 from extractors.draft.linear import Weights, score
 from extractors.draft.moments import (
     Moment,
+    _change_pattern,
     _events,
     entry_end,
     first_impact,
@@ -384,7 +385,13 @@ def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
     start = first_impact(ctx)
     if start is not None:
         after = [s for s in entries if s.start != start.start and s.start > start.start]
-        story = ([start], after[:MAX_SEEN_ENTRIES])
+        # A first impact that is the impact itself ("20:17 requests begin to take 10+ seconds"),
+        # not a change: the entries told before it are what started it ("20:13 a user begins
+        # uploading packages"), and it is also what was seen.
+        impact = not _change_pattern().search(start.text.lower())
+        before = [s for s in entries if s.start < start.start] if impact else []
+        seen = [start, *after] if before else after
+        story = ([*before[-MAX_START_ENTRIES:], start], seen[:MAX_SEEN_ENTRIES])
     else:
         # The first entry after the first that tells something seen ("10:12 login shows an error
         # page") ends the start: what came before it started it.

@@ -7,19 +7,17 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import timedelta
-from functools import cache
 
 from extractors.draft import linear
 from extractors.draft.candidates import Candidate
 from extractors.draft.context import Context, Sentence
-from extractors.draft.cues import cue_pattern, cues
 from extractors.draft.dates import _CJK_UNIT, _DIGIT, _dates
 from extractors.draft.evidence import Found, confidence, evidence
-from extractors.draft.lexicon import Lexicon
 from extractors.draft.linear import Weights, score
 from extractors.draft.moments import (
     NOT_THE_STORY,
     Moment,
+    _change_pattern,
     _events,
     _fix_pattern,
     _story,
@@ -113,11 +111,6 @@ def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
     before = max((n.end for n in ms if n.sentence is s and n.end <= m.start), default=s.start)
     after = min((n.start for n in ms if n.sentence is s and n.start >= m.end), default=entry_end(ctx, s))
     return ctx.doc.text[before:after].lower()
-
-
-@cache
-def _change_pattern() -> Lexicon:
-    return cue_pattern(cues()["timeline"]["change"])
 
 
 def _fixed(a: Moment, b: Moment) -> bool:
