@@ -390,8 +390,8 @@ def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
         # uploading packages"), and it is also what was seen.
         impact = not _change_pattern().search(start.text.lower())
         before = [s for s in entries if s.start < start.start] if impact else []
-        seen = [start, *after] if before else after
-        story = ([*before[-MAX_START_ENTRIES:], start], seen[:MAX_SEEN_ENTRIES])
+        shown = [start, *after] if before else after
+        story = ([*before[-MAX_START_ENTRIES:], start], shown[:MAX_SEEN_ENTRIES])
     else:
         # The first entry after the first that tells something seen ("10:12 login shows an error
         # page") ends the start: what came before it started it.
