@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 
 from extractors.draft import linear
@@ -448,14 +449,26 @@ def sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Senten
     return list(memo[name])
 
 
-def _sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
+@dataclass(frozen=True)
+class _Base:
+    """What every text field's candidates share on a page (worked out once)."""
+
+    sentences: list[Sentence]
+    lead: set[int]
+    section_index: dict[int, tuple[int, int]]
+    timed: set[int] | None
+    counts: dict[str, dict[int, int]]
+
+
+def _base(ctx: Context) -> _Base:
+    if "sentence_base" in ctx.memo:
+        base: _Base = ctx.memo["sentence_base"]
+        return base
     sentences = [
         s
         for s in ctx.sentences
         if s.role != "skip" and s.kind != "code" and len(s.text) >= MIN_CANDIDATE_CHARS and prose(s)
     ]
-    length = max(1, len(ctx.doc.text))
-    lead = {s.start for s in _lead(ctx)}
     section_index: dict[int, tuple[int, int]] = {}
     by_heading: dict[tuple[str | None, str], list[Sentence]] = {}
     for s in sentences:
@@ -464,8 +477,27 @@ def _sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sente
         for i, s in enumerate(group):
             section_index[s.start] = (i, len(group))
     timed, _dated = gated_sentences(ctx)
-    timed_starts = {ctx.sentences[i].start for i in timed} if timed is not None else None
-    counts = {n: ctx.cue_counts(field_cue(n)) for n in TEXT_FIELDS}
+    base = _Base(
+        sentences,
+        {s.start for s in _lead(ctx)},
+        section_index,
+        {ctx.sentences[i].start for i in timed} if timed is not None else None,
+        {n: ctx.cue_counts(field_cue(n)) for n in TEXT_FIELDS},
+    )
+    ctx.memo["sentence_base"] = base
+    return base
+
+
+def _sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
+    base = _base(ctx)
+    sentences, lead, section_index, timed_starts, counts = (
+        base.sentences,
+        base.lead,
+        base.section_index,
+        base.timed,
+        base.counts,
+    )
+    length = max(1, len(ctx.doc.text))
     hyp = _hypothetical()
     chosen = ctx.memo.get("rule_evidence", {}).get(name, [])
     weights = CUE_ROLE_WEIGHT.get(name, {})

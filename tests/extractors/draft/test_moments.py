@@ -88,3 +88,33 @@ def test_timeline_shapes_of_unseen_pages(name: str) -> None:
     for key in ("detected_after", "resolved_after"):
         if getattr(got, key) is not None:
             assert draft.evidence.get(f"timeline.{key}"), key  # each value rests on quotes
+
+
+@pytest.mark.parametrize(
+    ("heading", "entry"),
+    [
+        ("2022-06-02 10:00 - Problem starts", True),
+        ("21:00 - Team alerted", True),
+        ("14:05", True),
+        ("Timeline (all times 10:00 onwards are UTC)", False),  # the time is not first
+        ("Lessons learned", False),
+    ],
+)
+def test_a_heading_that_opens_with_a_time_is_a_timeline_entry(heading: str, entry: bool) -> None:
+    from extractors.draft.context import entry_heading
+
+    assert entry_heading(heading) is entry
+
+
+def test_an_entrys_own_sentence_names_its_event_before_the_sentences_it_heads() -> None:
+    body = (
+        LEAD + "<h2>Timeline</h2>"
+        "<h3>2018-03-26 10:34</h3><p>Launch success drops to 0% and builds are failing.</p>"
+        "<h3>10:55</h3><p>The cluster recovers on its own and builds are back to normal.</p>"
+        "<h3>15:00</h3><p>The dip is noticed on a dashboard. The node appears to have recovered already.</p>"
+    )
+    html = f"<html lang='en'><head><title>Outage</title></head><body><article><h1>Outage</h1>{body}</article></body></html>"
+    got = draft_page(
+        html.encode(), url="https://e.example/own/", now="2026-01-01T00:00:00Z"
+    ).draft.record.timeline
+    assert (got.detected_after, got.resolved_after) == ("PT4H26M", "PT21M")
