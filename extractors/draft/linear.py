@@ -125,6 +125,8 @@ SENTENCE_FEATURES: tuple[str, ...] = (
     "list_item",  # a list item or table row
     "timed",  # states a clock time
     "lead",  # in the page's opening paragraphs
+    "impact_words",  # log(1 + words of impact: outage, down, unavailable, errors, 장애, 障害)
+    "cause_cue",  # states a cause ("because", 원인, 原因)
 )
 TEXT_FIELDS: tuple[str, ...] = ("summary", "trigger", "detection", "symptoms_text", "lessons")
 TIMELINE_KEYS: tuple[str, ...] = ("detected_after", "resolved_after")

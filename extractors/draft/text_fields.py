@@ -8,6 +8,7 @@ from functools import cache
 
 from extractors.draft import linear
 from extractors.draft.candidates import Candidate
+from extractors.draft.cues import named_cue
 from extractors.draft.evidence import (
     Context,
     Found,
@@ -29,7 +30,6 @@ from extractors.draft.moments import (
     _events,
     entry_end,
     first_impact,
-    gated_sentences,
     moments,
     response_pattern,
 )
@@ -428,8 +428,21 @@ def draft_lessons(ctx: Context) -> Found:
 # above decide, and their choice is the `rule` feature.
 
 MAX_ADDED = 1
+# Words of impact (a symptom told without the field's cue words: "all services were down").
+IMPACT_WORDS = cue_pattern(
+    [
+        "outage", "went down", "was down", "were down", "is down", "are down", "unavailable",
+        "unresponsive", "not available", "failure", "failed", "failing", "error", "broken", "slow",
+        "timeout", "timed out", "could not", "couldn't", "unable",
+        "장애", "중단", "실패", "오류", "에러", "지연", "障害", "停止", "失敗", "エラー", "遅延", "できな",
+    ]
+)  # fmt: skip
+# Fields whose candidates are every sentence of a section that may tell them, cue words or not.
+WIDE_FIELDS = ("symptoms_text", "trigger")
 MIN_CANDIDATE_CHARS = 15
-_FIRST_PERSON = cue_pattern(["we", "our", "us", "우리", "저희", "弊社", "私たち", "当社"])
+_FIRST_PERSON = cue_pattern(
+    ["we ", "we'", "our ", "us ", "us.", "us,", "우리", "저희", "弊社", "私たち", "当社"]
+)
 
 
 def _other_cues(name: str) -> list[Lexicon]:
@@ -451,90 +464,127 @@ def sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Senten
 
 @dataclass(frozen=True)
 class _Base:
-    """What every text field's candidates share on a page (worked out once)."""
+    """What every text field's candidates share on a page (worked out once): the sentences a field
+    may quote, and the features that do not depend on the field."""
 
     sentences: list[Sentence]
     lead: set[int]
-    section_index: dict[int, tuple[int, int]]
-    timed: set[int] | None
     counts: dict[str, dict[int, int]]
+    common: dict[int, dict[str, float]]  # by sentence start
 
 
 def _base(ctx: Context) -> _Base:
     if "sentence_base" in ctx.memo:
         base: _Base = ctx.memo["sentence_base"]
         return base
+    about = ctx.cue_counts(not_told())
     sentences = [
         s
         for s in ctx.sentences
-        if s.role != "skip" and s.kind != "code" and len(s.text) >= MIN_CANDIDATE_CHARS and prose(s)
+        if s.role != "skip"
+        and s.kind != "code"
+        and len(s.text) >= MIN_CANDIDATE_CHARS
+        and s.start not in about
+        and not s.text.rstrip().endswith(("?", "？"))
+        and prose(s)
     ]
-    section_index: dict[int, tuple[int, int]] = {}
     by_heading: dict[tuple[str | None, str], list[Sentence]] = {}
     for s in sentences:
         by_heading.setdefault((s.heading, s.role), []).append(s)
-    for group in by_heading.values():
-        for i, s in enumerate(group):
-            section_index[s.start] = (i, len(group))
-    timed, _dated = gated_sentences(ctx)
-    base = _Base(
-        sentences,
-        {s.start for s in _lead(ctx)},
-        section_index,
-        {ctx.sentences[i].start for i in timed} if timed is not None else None,
-        {n: ctx.cue_counts(field_cue(n)) for n in TEXT_FIELDS},
+    timed_starts = {m.sentence.start for m in moments(ctx)}
+    lead = {s.start for s in _lead(ctx)}
+    length = max(1, len(ctx.doc.text))
+    hyp, first, cause, impact = (
+        ctx.cue_counts(_hypothetical()),
+        ctx.cue_counts(_FIRST_PERSON),
+        ctx.cue_counts(named_cue("cause_statement")),
+        ctx.cue_counts(IMPACT_WORDS),
     )
+    common: dict[int, dict[str, float]] = {}
+    for group in by_heading.values():
+        n = len(group)
+        for i, s in enumerate(group):
+            f = {
+                "position": round(s.start / length, 6),
+                "section_position": round(i / (n - 1), 6) if n > 1 else 0.0,
+                "first_in_section": float(i == 0),
+                "hypothetical": float(s.start in hyp),
+                "first_person": float(s.start in first),
+                "chars": round(math.log1p(len(s.text)), 6),
+                "list_item": float(s.kind in ("list_item", "table_row")),
+                "timed": float(s.start in timed_starts),
+                "lead": float(s.start in lead),
+                "impact_words": round(math.log1p(impact.get(s.start, 0)), 6),
+                "cause_cue": float(s.start in cause),
+            }
+            common[s.start] = {k: v for k, v in f.items() if v}
+    counts = {n: ctx.cue_counts(field_cue(n)) for n in TEXT_FIELDS}
+    base = _Base(sentences, lead, counts, common)
     ctx.memo["sentence_base"] = base
     return base
 
 
+def _excluded(ctx: Context, name: str) -> set[int]:
+    """Sentences the rules never quote for `name` (cue_sentences' tests): a fix or a recovery step
+    as a trigger or a symptom, a plan as a trigger, a step of the fix or the story's start as
+    what was seen, a greeting or a table of contents as a summary."""
+    out: set[int] = set()
+    if name in ("trigger", "symptoms_text"):
+        out |= set(ctx.cue_counts(_response_words()))
+    if name == "trigger":
+        out |= set(ctx.cue_counts(field_cue("action_items")))
+    if name == "symptoms_text":
+        out |= set(ctx.cue_counts(field_cue("remediation"))) | _started_by_order(ctx)
+    if name == "summary":
+        out |= set(ctx.cue_counts(_preamble_words()))
+    return out
+
+
 def _sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
     base = _base(ctx)
-    sentences, lead, section_index, timed_starts, counts = (
-        base.sentences,
-        base.lead,
-        base.section_index,
-        base.timed,
-        base.counts,
-    )
-    length = max(1, len(ctx.doc.text))
-    hyp = _hypothetical()
     chosen = ctx.memo.get("rule_evidence", {}).get(name, [])
     weights = CUE_ROLE_WEIGHT.get(name, {})
-    cue = counts[name]
+    cue = base.counts[name]
+    others = [base.counts[o] for o in TEXT_FIELDS if o != name]
+    excluded = _excluded(ctx, name)
+    wide = name in WIDE_FIELDS
+    told = name in ("trigger", "symptoms_text")
     cands = []
-    for s in sentences:
-        rule = any(s.start <= a < s.end or a <= s.start < b for a, b in chosen)
+    for s in base.sentences:
+        rule = bool(chosen) and any(s.start <= a < s.end or a <= s.start < b for a, b in chosen)
         hits = cue.get(s.start, 0)
-        if not (rule or hits or s.role == name or (name == "summary" and s.start in lead)):
+        role = s.role
+        weight = weights.get(role, 0.8) if weights else float(role == name)
+        # Any sentence of a section the field's cue words may count in (a symptom told without a
+        # cue word: "confirmed all services were down"); the summary: its lead and own section.
+        if not (
+            rule
+            or hits
+            or (wide and weight > 0)
+            or role == name
+            or (name == "summary" and s.start in base.lead)
+        ):
             continue
-        low = s.text.lower()
-        # What the rules never quote stays out: a question, a sentence about the post, a greeting
-        # or a table of contents before a summary.
-        if not rule and (not _told(ctx, "", s) or name == "summary" and _preamble_words().search(low)):
+        if not rule and (s.start in excluded or (weights and weight <= 0)):
             continue
-        i, n = section_index[s.start]
-        f = {
-            "rule": float(rule),
-            "in_role": float(s.role == name),
-            "role_weight": weights.get(s.role, 0.8) if weights else float(s.role == name),
-            "cue": round(math.log1p(hits), 6),
-            "other_cue": round(
-                math.log1p(sum(counts[o].get(s.start, 0) for o in TEXT_FIELDS if o != name)), 6
-            ),
-            "position": round(s.start / length, 6),
-            "section_position": round(i / max(1, n - 1), 6) if n > 1 else 0.0,
-            "first_in_section": float(i == 0),
-            "negated": float(bool(hits) and not _affirmed(field_cue(name), low)),
-            "hypothetical": float(bool(hyp.search(low))),
-            "question": float(low.rstrip().endswith(("?", "？"))),
-            "first_person": float(bool(_FIRST_PERSON.search(low))),
-            "chars": round(math.log1p(len(s.text)), 6),
-            "list_item": float(s.kind in ("list_item", "table_row")),
-            "timed": float(timed_starts is None or s.start in timed_starts),
-            "lead": float(s.start in lead),
-        }
-        cands.append((Candidate(str(s.start), f["rule"], {k: v for k, v in f.items() if v}), s))
+        negated = bool(hits) and not _affirmed(field_cue(name), s.text.lower())
+        if not rule and negated and told:
+            continue  # what did not happen is no trigger and no symptom
+        features = dict(base.common[s.start])
+        if rule:
+            features["rule"] = 1.0
+        if role == name:
+            features["in_role"] = 1.0
+        if weight:
+            features["role_weight"] = weight
+        if hits:
+            features["cue"] = round(math.log1p(hits), 6)
+        other = sum(o.get(s.start, 0) for o in others)
+        if other:
+            features["other_cue"] = round(math.log1p(other), 6)
+        if negated:
+            features["negated"] = 1.0
+        cands.append((Candidate(str(s.start), float(rule), features), s))
     return cands
 
 

@@ -418,6 +418,12 @@ def picked(page: TextLabelled, decision: str, model: FieldWeights) -> list[str]:
 
 
 MAX_ADDED = 1  # as extractors/draft/text_fields.py MAX_ADDED
+# What an added sentence costs where the label quotes nothing for the field (the reference scorer
+# does not count it; a reviewer reads it).
+EVIDENCE_NOISE = 0.1
+# Thresholds tried for an evidence model: a sentence's probability is low (few sentences of a page
+# are a field's evidence), so lower cut-offs than a vocabulary term's.
+EVIDENCE_THRESHOLDS: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
 
 
 @dataclass
@@ -437,14 +443,19 @@ class TextTally:
             self.right += int(any(t in page.right.get(decision, ()) for t in got))
         else:
             self.no_gold += 1
-            self.invented += int(bool(got))
+            if decision.startswith("timeline."):
+                self.invented += int(bool(got))
+            else:  # evidence: a sentence added to the rules' where the label quotes none
+                rules = {c.term for c in page.candidates.get(decision, ()) if c.rule_value}
+                self.invented += int(bool(set(got) - rules))
 
     def objective(self, decision: str) -> float:
         """Timeline: share of keys right (a value within tolerance, or null where the label has
-        none); evidence: share of fields with gold quotes found, less a tenth per invented pick."""
+        none); evidence: share of fields with gold quotes found, less a tenth of the fields where
+        a sentence was added though the label quotes none (EVIDENCE_NOISE)."""
         if decision.startswith("timeline."):
             return (self.right + self.no_gold - self.invented) / max(1, self.gold + self.no_gold)
-        return self.right / max(1, self.gold)
+        return (self.right - EVIDENCE_NOISE * self.invented) / max(1, self.gold)
 
     def figures(self) -> dict[str, float]:
         return {
@@ -482,12 +493,13 @@ def choose_text(pages: Sequence[TextLabelled], decision: str, inner_k: int = 3) 
         for p in pages:
             if p.group in held:
                 rules.add(p, decision, text_rules(decision))
+    grid = THRESHOLD_GRID if decision.startswith("timeline.") else EVIDENCE_THRESHOLDS
     for l2 in L2_GRID:
-        tallies = {t: TextTally() for t in THRESHOLD_GRID}
+        tallies = {t: TextTally() for t in grid}
         for held in folds:
             train = [p for p in pages if p.group not in held]
             fitted = fit_text(train, decision, l2, 0.5)
-            for t in THRESHOLD_GRID:
+            for t in grid:
                 model = fitted.model_copy(update={"threshold": t})
                 for p in pages:
                     if p.group in held:
@@ -540,7 +552,12 @@ def train_text(
     """The shipped text models (chosen on every page) and, per decision, the fold figures that
     chose them: out-of-fold fitted (`oof_*`) beside the rules' (`rules_*`) and in-sample (`in_*`)."""
     fitted, rules, _ = text_out_of_fold(pages, k, inner_k)
-    models = {d: choose_text(pages, d, inner_k) for d in fitted}
+    # A decision lands only where the procedure's out-of-fold figure beats the rules' (a tie keeps
+    # the rules: same quality, less work per page).
+    models = {
+        d: choose_text(pages, d, inner_k) if fitted[d].objective(d) > rules[d].objective(d) else None
+        for d in fitted
+    }
     folds: dict[str, dict[str, float]] = {}
     for d in fitted:
         inside = TextTally()
