@@ -118,3 +118,22 @@ def test_an_entrys_own_sentence_names_its_event_before_the_sentences_it_heads() 
         html.encode(), url="https://e.example/own/", now="2026-01-01T00:00:00Z"
     ).draft.record.timeline
     assert (got.detected_after, got.resolved_after) == ("PT4H26M", "PT21M")
+
+
+def test_a_japanese_intrusion_timeline_spanning_weeks() -> None:
+    """発見 (found) is a detection, 再開する (resumed) a recovery; the last service resumed ends it."""
+    body = (
+        "<p>サーバーへの不正侵入がありました。経緯をご報告します。</p><h2>経緯</h2><p>時刻はすべてUTCです。</p><ul>"
+        "<li>2024/5/23 11:15 確認できた中で最も古い侵入の痕跡</li>"
+        "<li>2024/5/28 09:26 管理者が侵入の形跡を発見する</li>"
+        "<li>2024/6/3 06:34 メーリングリストを別のホストで再開する</li>"
+        "<li>2024/6/22 04:18 CVSサービスを再開する</li></ul>"
+    )
+    html = f"<html lang='ja'><head><title>侵入の報告</title></head><body><article><h1>侵入の報告</h1>{body}</article></body></html>"
+    got = draft_page(
+        html.encode(), url="https://e.example/ja/", now="2026-01-01T00:00:00Z"
+    ).draft.record.timeline
+    assert (seconds(got.detected_after), seconds(got.resolved_after)) == (
+        seconds("P4DT22H11M"),
+        seconds("P29DT17H3M"),
+    )
