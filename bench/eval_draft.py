@@ -192,6 +192,15 @@ def fitted_table(sc: Any, shared: Path, pages: Path, negatives: Path) -> list[st
     _, folds = out_of_fold(data)
     folds = page_decision_folds(shared, pages, negatives, folds)
     by_org = {org: w for w in folds for org in w.trained_on.removeprefix("held out: ").split()}
+    # The text decisions (timeline values, evidence sentences) fitted without each organisation too.
+    from bench.train import text_pages
+    from extractors.draft.training import text_out_of_fold
+
+    _, _, text_by_org = text_out_of_fold(text_pages(shared, pages))
+    by_org = {
+        org: w.model_copy(update={"text": text_by_org[org]}) if org in text_by_org else w
+        for org, w in by_org.items()
+    }
     tallies: dict[str, Tally] = {g: defaultdict(lambda: [0, 0]) for g in ("in", "oof")}
     for lf in sorted((shared / "eval" / "labels").glob("*.json")):
         label = json.loads(lf.read_text())

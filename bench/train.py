@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -28,9 +29,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from extractors import extract_document  # noqa: E402
-from extractors.draft import DraftOptions, candidates_of  # noqa: E402
+from extractors.draft import DraftOptions, candidates_of, text_candidates_of  # noqa: E402
 from extractors.draft.linear import FIELDS, SHIPPED, dump, hand  # noqa: E402
-from extractors.draft.training import TRAINING_SET, Labelled, Tally, dump_set, from_label, train  # noqa: E402
+from extractors.draft.training import (  # noqa: E402
+    TRAINING_SET,
+    Labelled,
+    Tally,
+    TextLabelled,
+    dump_set,
+    from_label,
+    train,
+    train_text,
+    within,
+)
 
 OWN = ROOT / "bench" / "data" / "own_labels"
 
@@ -209,6 +220,57 @@ def fit_pages(
     return {"verdict": v.model, "org": o.model}, folds, lines
 
 
+def _seconds(value: object) -> float | None:
+    """Seconds of an ISO 8601 duration (the reference scorer's reading), None when not one."""
+    m = re.match(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$", str(value or ""))
+    if not value or not m or str(value) in ("P", "PT"):
+        return None
+    d, h, mi, sec = (float(x) if x else 0.0 for x in m.groups())
+    return ((d * 24 + h) * 60 + mi) * 60 + sec
+
+
+def text_pages(shared: Path, pages: Path) -> list[TextLabelled]:
+    """The labelled postmortems of ../shared/eval/labels with the text decisions' candidates (drawn
+    with the rules' own weights) and which are right: a duration within the scorer's tolerance of
+    the label's, a sentence a gold quote overlaps (the scorer's own overlap >= 0.6)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("score", shared / "eval" / "score.py")
+    sc = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(sc)  # type: ignore[union-attr]
+    out = []
+    options = DraftOptions(weights=hand())
+    for lf in sorted((shared / "eval" / "labels").glob("*.json")):
+        label = json.loads(lf.read_text())
+        page = pages / label["slug"] / "page.html"
+        if label.get("is_postmortem") is False or not page.exists():
+            continue
+        doc = extract_document(page.read_bytes(), url=label["url"], content_type="text/html")
+        cands, spans = text_candidates_of(doc, source_url=label["url"], options=options)
+        right: dict[str, frozenset[str]] = {}
+        has_gold: dict[str, bool] = {}
+        for decision, cs in cands.items():
+            kind, name = decision.split(".", 1)
+            if kind == "timeline":
+                gold = _seconds((label.get("timeline") or {}).get(name))
+                has_gold[decision] = gold is not None
+                right[decision] = frozenset(
+                    c.term
+                    for c in cs
+                    if gold is not None and (got := _seconds(c.term)) is not None and within(got, gold)
+                )
+            else:
+                quotes = (label.get("evidence") or {}).get(name) or []
+                has_gold[decision] = bool(quotes)
+                right[decision] = frozenset(
+                    c.term
+                    for c in cs
+                    if any(sc.overlap(g, doc.text[slice(*spans[decision][c.term])]) >= 0.6 for g in quotes)
+                )
+        out.append(TextLabelled(org_of(label["slug"]), label["slug"], cands, right, has_gold))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--shared", default=str(ROOT.parent / "shared"))
@@ -249,6 +311,9 @@ def main() -> int:
     verdict_pages, org_pages = page_examples(shared, pages, negatives)
     page_models, page_folds, page_lines = fit_pages(verdict_pages, org_pages, a.folds, a.inner)
     weights = weights.model_copy(update={**page_models, "folds": {**weights.folds, **page_folds}})
+    # The text decisions (timeline values, evidence sentences): the shipped labels only.
+    text, text_folds = train_text(text_pages(shared, pages), a.folds, a.inner)
+    weights = weights.model_copy(update={"text": text, "folds": {**weights.folds, **text_folds}})
     digest = hashlib.sha256(dump(weights).encode()).hexdigest()[:10]
     weights = weights.model_copy(update={"version": f"shipped-{digest}"})
     took = time.perf_counter() - started
@@ -275,6 +340,19 @@ def main() -> int:
         )
         print(f"{name + ' (rules)':26} {got:>24}")
     print("\n".join(page_lines))
+    head = f"{'text decision':24} {'model':>6} {'l2':>6} {'thr':>5}   {'in-sample':>15} {'out-of-fold':>15}"
+    print(head + f" {'rules oof':>15}")
+    for decision, f in sorted(text_folds.items()):
+        timed = decision.startswith("timeline.")
+        figs = [
+            f"{f[p + 'correct']:.3f}" + (f" inv {f[p + 'invented']:.3f}" if timed else "")
+            for p in ("in_", "oof_", "rules_")
+        ]
+        shipped = "fitted" if f["fitted"] else "rules"
+        print(
+            f"{decision:24} {shipped:>6} {f['l2']:>6} {f['threshold']:>5}   "
+            + " ".join(f"{g:>15}" for g in figs)
+        )
     print(f"pages {len(data)}, organisations {len(groups)}, seconds {took:.1f}, version {weights.version}")
     text = dump(weights)
     page_set = dump_page_set(verdict_pages, org_pages)

@@ -54,18 +54,43 @@ DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("org", lambda ctx, a, f: identity.draft_org(ctx, a.source_url, _page_models(a.options)[1])),
     ("date", lambda ctx, a, f: identity.draft_date(ctx, a.source_url)),
     ("title", lambda ctx, a, f: identity.draft_title(ctx)),
-    ("summary", lambda ctx, a, f: text_fields.draft_summary(ctx)),
-    ("trigger", lambda ctx, a, f: text_fields.draft_trigger(ctx)),
-    ("detection", lambda ctx, a, f: text_fields.draft_detection(ctx)),
-    ("symptoms_text", lambda ctx, a, f: text_fields.draft_symptoms_text(ctx)),
-    ("lessons", lambda ctx, a, f: text_fields.draft_lessons(ctx)),
+    (
+        "summary",
+        lambda ctx, a, f: text_fields.fitted(
+            ctx, "summary", text_fields.draft_summary(ctx), a.options.weights
+        ),
+    ),
+    (
+        "trigger",
+        lambda ctx, a, f: text_fields.fitted(
+            ctx, "trigger", text_fields.draft_trigger(ctx), a.options.weights
+        ),
+    ),
+    (
+        "detection",
+        lambda ctx, a, f: text_fields.fitted(
+            ctx, "detection", text_fields.draft_detection(ctx), a.options.weights
+        ),
+    ),
+    (
+        "symptoms_text",
+        lambda ctx, a, f: text_fields.fitted(
+            ctx, "symptoms_text", text_fields.draft_symptoms_text(ctx), a.options.weights
+        ),
+    ),
+    (
+        "lessons",
+        lambda ctx, a, f: text_fields.fitted(
+            ctx, "lessons", text_fields.draft_lessons(ctx), a.options.weights
+        ),
+    ),
     ("remediation", lambda ctx, a, f: lists.draft_remediation(ctx)),
     ("action_items", lambda ctx, a, f: lists.draft_action_items(ctx)),
     ("root_cause", lambda ctx, a, f: tags.draft_root_cause(ctx, a.options.weights)),
     ("tags", lambda ctx, a, f: tags.draft_tags(ctx, f, a.options.weights)),
     ("severity", lambda ctx, a, f: severity.draft_severity(ctx)),
     ("impact", lambda ctx, a, f: impact.draft_impact(ctx)),
-    ("timeline", lambda ctx, a, f: timeline.draft_timeline(ctx)),
+    ("timeline", lambda ctx, a, f: timeline.draft_timeline(ctx, a.options.weights)),
     ("sources", lambda ctx, a, f: sources.draft_sources(ctx, a.source_url, a.snapshot)),
 )
 
@@ -178,6 +203,24 @@ def page_decisions_of(doc: Document, *, source_url: str) -> PageDecisions:
     ctx, found = _cascade(doc, source_url, None, DraftOptions(weights=linear.hand()))
     rules, features = gate.weigh(doc, _signals(ctx, found))
     return PageDecisions(rules, features, list(ctx.memo.get("org_candidates", [])))
+
+
+def text_candidates_of(
+    doc: Document, *, source_url: str, options: DraftOptions | None = None
+) -> tuple[dict[str, list[Candidate]], dict[str, dict[str, tuple[int, int]]]]:
+    """The text decisions' candidates with their features (bench/train.py): "timeline.<key>" (each
+    term a duration) and "evidence.<field>" (each term a sentence id), and where each evidence
+    candidate's quote stands in the document text (start, end) so a trainer can judge it."""
+    ctx, _found = _cascade(doc, source_url, None, options or DraftOptions())
+    out: dict[str, list[Candidate]] = {}
+    spans: dict[str, dict[str, tuple[int, int]]] = {}
+    for key, props in timeline.proposals(ctx).items():
+        out["timeline." + key] = [p.candidate for p in props]
+    for name in text_fields.TEXT_FIELDS:
+        sents = text_fields.sentence_candidates(ctx, name)
+        out["evidence." + name] = [c for c, _s in sents]
+        spans["evidence." + name] = {c.term: (s.start, s.end) for c, s in sents}
+    return out, spans
 
 
 def _signals(ctx: Context, found: Found) -> gate.Signals:

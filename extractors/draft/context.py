@@ -120,6 +120,23 @@ def stamp_heading(heading: str) -> bool:
     )
 
 
+# A heading that opens with a timeline entry's time and goes on with the event ("2022-06-02 10:00 -
+# Problem starts", "21:00 - Team alerted"): an entry of the timeline, whatever its words name.
+MAX_ENTRY_HEADING = 160
+
+
+def entry_heading(heading: str) -> bool:
+    """Whether a heading is a timeline entry: only a time (stamp_heading), or a time first and the
+    event after it."""
+    heading = heading.strip().lstrip("#").strip()
+    m = _STAMP_TIME.search(heading, 0, 30)
+    return (
+        m is not None
+        and len(heading) <= MAX_ENTRY_HEADING
+        and len(_STAMP_REST.sub("", heading[: m.end()])) <= 2
+    )
+
+
 Open = tuple[str, bool] | None  # an open label's role, and whether its list has begun
 
 
@@ -186,7 +203,9 @@ class Context:
         if section.heading in self.heading_roles:
             return self.heading_roles[section.heading]
         role: str = section.role
-        if role == "other":
+        if section.heading and entry_heading(section.heading):
+            role = "timeline"  # "21:00 - Team alerted": an entry, whatever its words name
+        elif role == "other":
             role = heading_role_by_keyword(section.heading)
         self.heading_roles[section.heading] = role
         return role
@@ -211,7 +230,7 @@ class Context:
         labelled: Open = None
         for i, block in enumerate(self.blocks):
             if block.kind == "heading":
-                stamp = block if stamp_heading(text[block.start : block.end]) else None
+                stamp = block if entry_heading(text[block.start : block.end]) else None
                 labelled = None
                 continue
             if block.kind == "code":

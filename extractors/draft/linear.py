@@ -21,6 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
@@ -86,6 +87,82 @@ class FieldSet(BaseModel):
     domain: FieldWeights
 
 
+# --- the text fields' decisions (issue 34, i34-text): which stated times are the timeline's first
+# impact, detection and recovery; which sentences are a text field's evidence. Their candidates
+# carry features of their own (candidates.timeline_features, candidates.sentence_features).
+TIMELINE_FEATURES: tuple[str, ...] = (
+    "rule",  # 1 when the rules alone draft this value (the hand-written decision, as a feature)
+    "stated",  # a duration the page states ("resolved 2 hours after the errors began")
+    "start_event",  # the start is a first-impact event ("errors began", "deployed")
+    "start_change",  # ... and names a change (a deploy, a release) rather than the impact
+    "start_first",  # the start is the timeline's first entry
+    "start_interval",  # the start opens a stated window ("between 12:17 and 12:30")
+    "start_timeline",  # the start is in a timeline section
+    "end_timeline",  # the end is in a timeline section
+    "end_first",  # the end is the first event of its kind after the start
+    "end_last",  # ... the last of its kind
+    "same_sentence",  # start and end in one sentence
+    "both_dated",  # both times carry their own date
+    "days",  # log(1 + the span in days)
+    "hours",  # log(1 + the span in hours)
+    "zero",  # no time between start and end
+    "starts",  # log(1 + how many first-impact events the page has): how ambiguous the start is
+)
+SENTENCE_FEATURES: tuple[str, ...] = (
+    "rule",  # 1 when the rules alone choose this sentence for the field
+    "in_role",  # the sentence stands in the field's own section
+    "role_weight",  # the rules' weight of the sentence's section for the field's cue words
+    "cue",  # log(1 + the field's cue hits in the sentence)
+    "other_cue",  # log(1 + cue hits of the other text fields)
+    "position",  # where it stands in the page (0 = top, 1 = end)
+    "section_position",  # where it stands in its section (0 = first sentence)
+    "first_in_section",  # the section's first sentence
+    "negated",  # a cue hit negated or said to have not happened
+    "hypothetical",  # a what-if or counterfactual ("would have")
+    "question",  # ends with a question mark
+    "first_person",  # "we", "our", 우리, 弊社
+    "chars",  # log(1 + length)
+    "list_item",  # a list item or table row
+    "timed",  # states a clock time
+    "lead",  # in the page's opening paragraphs
+    "impact_words",  # log(1 + words of impact: outage, down, unavailable, errors, 장애, 障害)
+    "cause_cue",  # states a cause ("because", 원인, 原因)
+)
+TEXT_FIELDS: tuple[str, ...] = ("summary", "trigger", "detection", "symptoms_text", "lessons")
+TIMELINE_KEYS: tuple[str, ...] = ("detected_after", "resolved_after")
+
+
+class _TextModel(FieldWeights):
+    """A text decision's model (a FieldWeights over its own feature names)."""
+
+    names: ClassVar[tuple[str, ...]] = ()
+
+    @field_validator("weights")
+    @classmethod
+    def _known(cls, value: dict[str, float]) -> dict[str, float]:
+        unknown = sorted(n for n in value if n not in cls.names)
+        if unknown:
+            raise ValueError(f"unknown feature(s) {', '.join(unknown)}; known: {', '.join(cls.names)}")
+        return value
+
+
+class TimelineModel(_TextModel):
+    names: ClassVar[tuple[str, ...]] = TIMELINE_FEATURES
+
+
+class SentenceModel(_TextModel):
+    names: ClassVar[tuple[str, ...]] = SENTENCE_FEATURES
+
+
+class TextSet(BaseModel):
+    """The text decisions' models: a timeline key or text field left out keeps the rules."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    timeline: dict[Literal["detected_after", "resolved_after"], TimelineModel] = {}
+    evidence: dict[Literal["summary", "trigger", "detection", "symptoms_text", "lessons"], SentenceModel] = {}
+
+
 class Weights(BaseModel):
     """A weights file: the models, the version a draft records, and the fold scores that chose them."""
 
@@ -99,6 +176,8 @@ class Weights(BaseModel):
     # them uses the shipped ones).
     verdict: VerdictWeights | None = None
     org: OrgWeights | None = None
+    # The text decisions (timeline moments, evidence sentences); absent: the rules decide.
+    text: TextSet = TextSet()
 
     def field(self, name: str) -> FieldWeights:
         model: FieldWeights = getattr(self.fields, name)

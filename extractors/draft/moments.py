@@ -9,7 +9,7 @@ from datetime import date, datetime, timedelta
 from functools import cache
 
 from extractors.draft import negation
-from extractors.draft.context import Context, Sentence, stamp_heading
+from extractors.draft.context import Context, Sentence, entry_heading, stamp_heading
 from extractors.draft.cues import cue_pattern, cues
 from extractors.draft.dates import (
     DATE_GATES,
@@ -238,7 +238,12 @@ def _entry_ends(ctx: Context) -> dict[int, int]:
     sentences = ctx.sentences
     ends: dict[int, int] = {}
     for i, s in enumerate(sentences):
-        if s.start not in timed or not stamp_heading(s.text.split("\n\n", 1)[0]):
+        if s.start not in timed:
+            continue
+        # A time alone ("**09:40**"), or a heading that opens with one and was folded into s
+        # ("### 21:00 - Team alerted" over the entry's first sentence).
+        head, *rest = s.text.split("\n\n", 1)
+        if not (stamp_heading(head) or rest and entry_heading(head)):
             continue
         end = s.end
         for nxt in sentences[i + 1 : i + 1 + ENTRY_SENTENCES]:
@@ -258,6 +263,22 @@ def _affirmed(lexicon: Lexicon, low: str) -> tuple[int, int] | None:
     return None
 
 
+# A template's key line that names its event: "Start (UTC): 2023-05-09T14:02:11Z", "Detected:
+# 14:20", "End time (UTC): ...", "Impact started: ...". The time on it is that event.
+KEY_EVENT = re.compile(
+    r"(?i)^\W*(?:(?:incident|impact|outage)\s+)?(?:(start(?:ed)?|began|begin)|(detected|detection|identified"
+    r"|noticed)|(end(?:ed)?|resolved|recovered|mitigated))(?:\s+(?:time|at))?\s*(?:\([^)]{0,12}\))?\s*[:：]"
+)
+_KEY_KINDS = ("start", "detect", "resolve")
+
+
+def _key_event(low: str) -> str | None:
+    m = KEY_EVENT.match(low) if len(low) < 120 else None
+    if m is None:
+        return None
+    return next(k for k, g in zip(_KEY_KINDS, m.groups(), strict=True) if g)
+
+
 def _find_events(ms: list[Moment], told: dict[int, str]) -> dict[str, list[Moment]]:
     """`told`: the lower-cased text that tells the event at each timed sentence (entry_end)."""
     pats, skip_start = _event_patterns()
@@ -271,6 +292,16 @@ def _find_events(ms: list[Moment], told: dict[int, str]) -> dict[str, list[Momen
         claimed: dict[int, str] = {}
         if s.role in NOT_THE_STORY or not _story(low):
             continue
+        key = _key_event(low)
+        if key is not None:
+            events[key].append(group[0])
+            continue
+        # An entry that goes on over the sentences its time heads: the event its own sentence tells
+        # ("15:00 Dip noticed via grafana") outranks what the later ones add ("it appears to have
+        # recovered").
+        own = low[: s.end - s.start]
+        if len(own) < len(low) and any(_affirmed(pats[k], own) for k in pats):
+            low = own
         for kind in ("resolve", "detect", "start"):
             hit = _affirmed(pats[kind], low)
             if not hit or (kind == "start" and skip_start.search(low)):
@@ -308,6 +339,12 @@ def first_impact(ctx: Context) -> Sentence | None:
     if noticed is not None:
         starts = [m for m in starts if m.at <= noticed]
     return starts[0].sentence if starts else None
+
+
+@cache
+def _change_pattern() -> Lexicon:
+    """Start cues that name a change (a deploy, a release) rather than the impact."""
+    return cue_pattern(cues()["timeline"]["change"])
 
 
 @cache

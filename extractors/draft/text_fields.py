@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from functools import cache
 
+from extractors.draft import linear
+from extractors.draft.candidates import Candidate
+from extractors.draft.cues import named_cue
 from extractors.draft.evidence import (
     Context,
     Found,
@@ -18,7 +23,16 @@ from extractors.draft.evidence import (
     squeeze,
 )
 from extractors.draft.lexicon import Lexicon
-from extractors.draft.moments import Moment, _events, entry_end, first_impact, moments, response_pattern
+from extractors.draft.linear import Weights, score
+from extractors.draft.moments import (
+    Moment,
+    _change_pattern,
+    _events,
+    entry_end,
+    first_impact,
+    moments,
+    response_pattern,
+)
 from extractors.draft.negation import negated
 from schema.draft import Evidence
 
@@ -372,7 +386,13 @@ def story_before_noticed(ctx: Context) -> tuple[list[Sentence], list[Sentence]]:
     start = first_impact(ctx)
     if start is not None:
         after = [s for s in entries if s.start != start.start and s.start > start.start]
-        story = ([start], after[:MAX_SEEN_ENTRIES])
+        # A first impact that is the impact itself ("20:17 requests begin to take 10+ seconds"),
+        # not a change: the entries told before it are what started it ("20:13 a user begins
+        # uploading packages"), and it is also what was seen.
+        impact = not _change_pattern().search(start.text.lower())
+        before = [s for s in entries if s.start < start.start] if impact else []
+        shown = [start, *after] if before else after
+        story = ([*before[-MAX_START_ENTRIES:], start], shown[:MAX_SEEN_ENTRIES])
     else:
         # The first entry after the first that tells something seen ("10:12 login shows an error
         # page") ends the start: what came before it started it.
@@ -399,3 +419,196 @@ def _started_by_order(ctx: Context) -> set[int]:
 
 def draft_lessons(ctx: Context) -> Found:
     return draft_text_field(ctx, "lessons")
+
+
+# --- fitted evidence (issue 34): every sentence that might be a text field's evidence is a
+# candidate with the features of linear.SENTENCE_FEATURES; where data/weights.json has a model for
+# the field, the sentences it scores at or above its threshold are the field's evidence (best
+# first, at most MAX_FITTED and the field's budget, told in page order). Without a model the rules
+# above decide, and their choice is the `rule` feature.
+
+MAX_ADDED = 1
+# Words of impact (a symptom told without the field's cue words: "all services were down").
+IMPACT_WORDS = cue_pattern(
+    [
+        "outage", "went down", "was down", "were down", "is down", "are down", "unavailable",
+        "unresponsive", "not available", "failure", "failed", "failing", "error", "broken", "slow",
+        "timeout", "timed out", "could not", "couldn't", "unable",
+        "장애", "중단", "실패", "오류", "에러", "지연", "障害", "停止", "失敗", "エラー", "遅延", "できな",
+    ]
+)  # fmt: skip
+# Fields whose candidates are every sentence of a section that may tell them, cue words or not.
+WIDE_FIELDS = ("symptoms_text", "trigger")
+MIN_CANDIDATE_CHARS = 15
+_FIRST_PERSON = cue_pattern(
+    ["we ", "we'", "our ", "us ", "us.", "us,", "우리", "저희", "弊社", "私たち", "当社"]
+)
+
+
+def _other_cues(name: str) -> list[Lexicon]:
+    return [field_cue(n) for n in TEXT_FIELDS if n != name]
+
+
+TEXT_FIELDS = ("summary", "trigger", "detection", "symptoms_text", "lessons")
+
+
+def sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
+    """A text field's candidate sentences with their features (once the rules drafted the field):
+    the sentences of its own section, those with its cue words, the opening paragraphs (summary)
+    and the rules' own choice."""
+    memo = ctx.memo.setdefault("sentence_candidates", {})
+    if name not in memo:
+        memo[name] = _sentence_candidates(ctx, name)
+    return list(memo[name])
+
+
+@dataclass(frozen=True)
+class _Base:
+    """What every text field's candidates share on a page (worked out once): the sentences a field
+    may quote, and the features that do not depend on the field."""
+
+    sentences: list[Sentence]
+    lead: set[int]
+    counts: dict[str, dict[int, int]]
+    common: dict[int, dict[str, float]]  # by sentence start
+
+
+def _base(ctx: Context) -> _Base:
+    if "sentence_base" in ctx.memo:
+        base: _Base = ctx.memo["sentence_base"]
+        return base
+    about = ctx.cue_counts(not_told())
+    sentences = [
+        s
+        for s in ctx.sentences
+        if s.role != "skip"
+        and s.kind != "code"
+        and len(s.text) >= MIN_CANDIDATE_CHARS
+        and s.start not in about
+        and not s.text.rstrip().endswith(("?", "？"))
+        and prose(s)
+    ]
+    by_heading: dict[tuple[str | None, str], list[Sentence]] = {}
+    for s in sentences:
+        by_heading.setdefault((s.heading, s.role), []).append(s)
+    timed_starts = {m.sentence.start for m in moments(ctx)}
+    lead = {s.start for s in _lead(ctx)}
+    length = max(1, len(ctx.doc.text))
+    hyp, first, cause, impact = (
+        ctx.cue_counts(_hypothetical()),
+        ctx.cue_counts(_FIRST_PERSON),
+        ctx.cue_counts(named_cue("cause_statement")),
+        ctx.cue_counts(IMPACT_WORDS),
+    )
+    common: dict[int, dict[str, float]] = {}
+    for group in by_heading.values():
+        n = len(group)
+        for i, s in enumerate(group):
+            f = {
+                "position": round(s.start / length, 6),
+                "section_position": round(i / (n - 1), 6) if n > 1 else 0.0,
+                "first_in_section": float(i == 0),
+                "hypothetical": float(s.start in hyp),
+                "first_person": float(s.start in first),
+                "chars": round(math.log1p(len(s.text)), 6),
+                "list_item": float(s.kind in ("list_item", "table_row")),
+                "timed": float(s.start in timed_starts),
+                "lead": float(s.start in lead),
+                "impact_words": round(math.log1p(impact.get(s.start, 0)), 6),
+                "cause_cue": float(s.start in cause),
+            }
+            common[s.start] = {k: v for k, v in f.items() if v}
+    counts = {n: ctx.cue_counts(field_cue(n)) for n in TEXT_FIELDS}
+    base = _Base(sentences, lead, counts, common)
+    ctx.memo["sentence_base"] = base
+    return base
+
+
+def _excluded(ctx: Context, name: str) -> set[int]:
+    """Sentences the rules never quote for `name` (cue_sentences' tests): a fix or a recovery step
+    as a trigger or a symptom, a plan as a trigger, a step of the fix or the story's start as
+    what was seen, a greeting or a table of contents as a summary."""
+    out: set[int] = set()
+    if name in ("trigger", "symptoms_text"):
+        out |= set(ctx.cue_counts(_response_words()))
+    if name == "trigger":
+        out |= set(ctx.cue_counts(field_cue("action_items")))
+    if name == "symptoms_text":
+        out |= set(ctx.cue_counts(field_cue("remediation"))) | _started_by_order(ctx)
+    if name == "summary":
+        out |= set(ctx.cue_counts(_preamble_words()))
+    return out
+
+
+def _sentence_candidates(ctx: Context, name: str) -> list[tuple[Candidate, Sentence]]:
+    base = _base(ctx)
+    chosen = ctx.memo.get("rule_evidence", {}).get(name, [])
+    weights = CUE_ROLE_WEIGHT.get(name, {})
+    cue = base.counts[name]
+    others = [base.counts[o] for o in TEXT_FIELDS if o != name]
+    excluded = _excluded(ctx, name)
+    wide = name in WIDE_FIELDS
+    told = name in ("trigger", "symptoms_text")
+    cands = []
+    for s in base.sentences:
+        rule = bool(chosen) and any(s.start <= a < s.end or a <= s.start < b for a, b in chosen)
+        hits = cue.get(s.start, 0)
+        role = s.role
+        weight = weights.get(role, 0.8) if weights else float(role == name)
+        # Any sentence of a section the field's cue words may count in (a symptom told without a
+        # cue word: "confirmed all services were down"); the summary: its lead and own section.
+        if not (
+            rule
+            or hits
+            or (wide and weight > 0)
+            or role == name
+            or (name == "summary" and s.start in base.lead)
+        ):
+            continue
+        if not rule and (s.start in excluded or (weights and weight <= 0)):
+            continue
+        negated = bool(hits) and not _affirmed(field_cue(name), s.text.lower())
+        if not rule and negated and told:
+            continue  # what did not happen is no trigger and no symptom
+        features = dict(base.common[s.start])
+        if rule:
+            features["rule"] = 1.0
+        if role == name:
+            features["in_role"] = 1.0
+        if weight:
+            features["role_weight"] = weight
+        if hits:
+            features["cue"] = round(math.log1p(hits), 6)
+        other = sum(o.get(s.start, 0) for o in others)
+        if other:
+            features["other_cue"] = round(math.log1p(other), 6)
+        if negated:
+            features["negated"] = 1.0
+        cands.append((Candidate(str(s.start), float(rule), features), s))
+    return cands
+
+
+def fitted(ctx: Context, name: str, rules: Found, weights: Weights | None) -> Found:
+    """The field as the rules drafted it (`rules`); where the weights have a model for the field,
+    with the best other sentence the model scores at or above its threshold added (MAX_ADDED)."""
+    ctx.memo.setdefault("rule_evidence", {})[name] = [(q.start, q.end) for q in rules.evidence.get(name, [])]
+    model = (weights or linear.shipped()).text.evidence.get(name)  # type: ignore[call-overload]
+    if model is None:
+        return rules
+    cands = [(c, s) for c, s in sentence_candidates(ctx, name) if not c.rule_value]
+    for c, _s in cands:
+        c.p = score(c.features, model)
+    ranked = sorted(cands, key=lambda cs: (-cs[0].p, cs[1].start))
+    added = [s for c, s in ranked[:MAX_ADDED] if c.p >= model.threshold]
+    if not added:
+        return rules
+    value = rules.record.get(name)
+    text = value.get(ctx.lang, "") if isinstance(value, dict) else ""
+    out = Found()
+    out.put(
+        name,
+        {ctx.lang: "\n\n".join([text] * bool(text) + [join(added, ctx.lang)])},
+        rules.evidence.get(name, []) + [sentence_evidence(ctx, s) for s in added],
+        rules.confidence.get(name) or confidence(0.4, "cue"),
+    )
+    return out

@@ -3,18 +3,21 @@ quotes it rests on; null when the page does not fix them. Clock times: dates.py;
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from datetime import timedelta
-from functools import cache
 
+from extractors.draft import linear
+from extractors.draft.candidates import Candidate
 from extractors.draft.context import Context, Sentence
-from extractors.draft.cues import cue_pattern, cues
 from extractors.draft.dates import _CJK_UNIT, _DIGIT, _dates
 from extractors.draft.evidence import Found, confidence, evidence
-from extractors.draft.lexicon import Lexicon
+from extractors.draft.linear import Weights, score
 from extractors.draft.moments import (
     NOT_THE_STORY,
     Moment,
+    _change_pattern,
     _events,
     _fix_pattern,
     _story,
@@ -81,9 +84,12 @@ CJK_DETECT_LATER = re.compile(r"감지|인지|발견|알림|알람|検知|発見
 CJK_DETECT = re.compile(r"(감지|인지|발견)(?:하기)?(까지|하는 데)|(検知|発見|気づ[くい])(?:する)?まで")
 
 
-def _iso(delta: timedelta) -> str | None:
-    """ISO 8601 in hours and minutes, the library's style (PT54H10M rather than P2DT6H10M)."""
+def _iso(delta: timedelta, *, zero: bool = False) -> str | None:
+    """ISO 8601 in hours and minutes, the library's style (PT54H10M rather than P2DT6H10M); with
+    `zero`, no time at all is "PT0S" (detected at the moment of impact), else None."""
     secs = int(round(delta.total_seconds()))
+    if secs == 0 and zero:
+        return "PT0S"
     if secs <= 0:
         return None
     h, rest = divmod(secs, 3600)
@@ -92,8 +98,10 @@ def _iso(delta: timedelta) -> str | None:
 
 
 # Durations longer than this are not one incident's detection or recovery on a timeline of clock
-# times (a month-long gap means two stories); longer stated durations still pass.
+# times (a month-long gap means two stories); longer stated durations still pass, and so do spans
+# between two times that each carry their full date (an intrusion found 58 days after it began).
 MAX_SPAN = timedelta(days=14)
+MAX_DATED_SPAN = timedelta(days=3 * 366)
 
 
 def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
@@ -105,14 +113,10 @@ def _own_part(ctx: Context, m: Moment, ms: list[Moment]) -> str:
     return ctx.doc.text[before:after].lower()
 
 
-@cache
-def _change_pattern() -> Lexicon:
-    return cue_pattern(cues()["timeline"]["change"])
-
-
 def _fixed(a: Moment, b: Moment) -> bool:
     """Whether the page fixes the span from a to b: one incident's length, and no guessed day between."""
-    return b.at - a.at <= MAX_SPAN and a.guessed_days == b.guessed_days
+    longest = MAX_DATED_SPAN if a.explicit_date and b.explicit_date else MAX_SPAN
+    return b.at - a.at <= longest and a.guessed_days == b.guessed_days
 
 
 def _interval(ctx: Context, ms: list[Moment]) -> tuple[Moment, Moment] | None:
@@ -273,10 +277,10 @@ def _stated_cjk(text: str) -> list[tuple[str, re.Match[str]]]:
     return found
 
 
-def draft_timeline(ctx: Context) -> Found:
-    found = Found()
-    ms = moments(ctx)
-    events = _events(ctx, ms)
+def _rules(
+    ctx: Context, ms: list[Moment], events: dict[str, list[Moment]]
+) -> tuple[Moment | None, tuple[Moment, Moment] | None, dict[str, tuple[str, list[Moment]]]]:
+    """The rules' first impact, stated window, and (detected_after, resolved_after) pairs."""
     # A deploy of the fix is not the first impact; and the first impact precedes any detection.
     fix = _fix_pattern()
     starts = sorted((m for m in events["start"] if not fix.search(_own_part(ctx, m, ms))), key=lambda m: m.at)
@@ -288,7 +292,6 @@ def draft_timeline(ctx: Context) -> Found:
     change = _change_pattern()
     impact = [m for m in starts if not change.search(m.sentence.text.lower())]
     start = impact[0] if impact else starts[0] if starts else None
-    method = "rule"
     if start is None:
         # A timeline section whose first entry is neither detection nor recovery opens with the
         # first impact (or the change that caused it).
@@ -313,7 +316,11 @@ def draft_timeline(ctx: Context) -> Found:
             (m for m in events["detect"] if m.at >= start.at and m is not start), key=lambda m: m.at
         )
         resolves = sorted((m for m in events["resolve"] if m.at > start.at), key=lambda m: m.at)
-        if detects and (iso := _iso(detects[0].at - start.at)) and _fixed(start, detects[0]):
+        if (
+            detects
+            and (iso := _iso(detects[0].at - start.at, zero=detects[0].sentence is not start.sentence))
+            and _fixed(start, detects[0])
+        ):
             result["detected_after"] = (iso, [start, detects[0]])
         if interval is not None:
             resolves = [interval[1]]
@@ -328,23 +335,153 @@ def draft_timeline(ctx: Context) -> Found:
         and (iso := _iso(interval[1].at - interval[0].at))
     ):
         result["resolved_after"] = (iso, list(interval))
-    timeline: dict[str, str | None] = {"detected_after": None, "resolved_after": None}
-    for key, (iso, pair) in result.items():
-        timeline[key] = iso
-        quotes: list[Evidence] = []
+    return start, interval, result
+
+
+@dataclass
+class Proposal:
+    """One value a timeline key may take: the candidate (its value as `term`, its features), the
+    quotes it rests on and the confidence the draft records."""
+
+    candidate: Candidate
+    quotes: list[Evidence]
+    confidence: float
+
+
+# The most first-impact moments paired with each detection or recovery as candidates.
+MAX_STARTS = 4
+
+
+def proposals(ctx: Context) -> dict[str, list[Proposal]]:
+    """Every value the page's stated times support for each timeline key, the rules' own first,
+    each with the features of linear.TIMELINE_FEATURES (worked out once per page)."""
+    if "timeline_proposals" in ctx.memo:
+        return dict(ctx.memo["timeline_proposals"])
+    ms = moments(ctx)
+    events = _events(ctx, ms)
+    rule_start, interval, result = _rules(ctx, ms, events)
+    stated = _stated(ctx)
+    fix, change = _fix_pattern(), _change_pattern()
+    timeline_ms = [m for m in ms if m.sentence.role == "timeline"]
+    first_entry = timeline_ms[0] if timeline_ms else None
+    start_events = sorted(
+        (m for m in events["start"] if not fix.search(_own_part(ctx, m, ms))), key=lambda m: (m.at, m.start)
+    )
+    starts: list[Moment] = []
+    for m in [*([rule_start] if rule_start else []), *start_events, *([first_entry] if first_entry else [])]:
+        if all(m is not n for n in starts):
+            starts.append(m)
+    starts = starts[:MAX_STARTS]
+    start_ids = {m.start for m in events["start"]}
+    n_starts = round(math.log1p(len(start_events)), 6)
+
+    def quotes_of(pair: list[Moment]) -> list[Evidence]:
+        out: list[Evidence] = []
         for m in pair:
             q = evidence(ctx.doc, m.sentence.start, entry_end(ctx, m.sentence), m.sentence.heading)
-            if all(q.start != x.start for x in quotes):
-                quotes.append(q)
-        found.put(f"timeline.{key}", None, quotes, confidence(0.6, method))
-    for key, (delta, s, _a, _b) in _stated(ctx).items():
-        if timeline.get(key) is None and (iso := _iso(delta)):
-            timeline[key] = iso
-            found.put(
-                f"timeline.{key}",
-                None,
-                [evidence(ctx.doc, s.start, s.end, s.heading)],
-                confidence(0.5, "rule"),
-            )
+            if all(q.start != x.start for x in out):
+                out.append(q)
+        return out
+
+    out: dict[str, list[Proposal]] = {}
+    for key, kind in (("detected_after", "detect"), ("resolved_after", "resolve")):
+        props: list[Proposal] = []
+        seen: set[str] = set()
+
+        rule = result.get(key)
+        rule_iso = rule[0] if rule else None
+        if rule is None and key in stated and (iso := _iso(stated[key][0])):
+            rule_iso = iso
+        ends = sorted(events[kind], key=lambda m: (m.at, m.start))
+        if key == "resolved_after" and interval is not None:
+            ends = sorted([*ends, interval[1]], key=lambda m: (m.at, m.start))
+        if key in stated and (iso := _iso(stated[key][0])) and rule is None:
+            _add(props, seen, _stated_proposal(ctx, stated[key], iso, rule_iso, n_starts))
+        pairs: list[tuple[Moment, Moment]] = []
+        if rule is not None:
+            pairs.append((rule[1][0], rule[1][-1]))
+        for a in starts:
+            later = [e for e in ends if e is not a and (e.at >= a.at if kind == "detect" else e.at > a.at)]
+            for e in later:
+                pairs.append((a, e))
+        for a, e in pairs:
+            if not _fixed(a, e):
+                continue
+            iso = _iso(e.at - a.at, zero=kind == "detect" and e.sentence is not a.sentence)
+            if iso is None:
+                continue
+            later = [x for x in ends if x is not a and x.at >= a.at]
+            span = (e.at - a.at).total_seconds()
+            f = {
+                "rule": float(iso == rule_iso),
+                "start_event": float(a.start in start_ids),
+                "start_change": float(bool(change.search(a.sentence.text.lower()))),
+                "start_first": float(a is first_entry),
+                "start_interval": float(interval is not None and a is interval[0]),
+                "start_timeline": float(a.sentence.role == "timeline"),
+                "end_timeline": float(e.sentence.role == "timeline"),
+                "end_first": float(bool(later) and e is later[0]),
+                "end_last": float(bool(later) and e is later[-1]),
+                "same_sentence": float(a.sentence is e.sentence),
+                "both_dated": float(a.explicit_date and e.explicit_date),
+                "days": round(math.log1p(span / 86400), 6),
+                "hours": round(math.log1p(span / 3600), 6),
+                "zero": float(span == 0),
+                "starts": n_starts,
+            }
+            cand = Candidate(iso, f["rule"], {k: v for k, v in f.items() if v})
+            _add(props, seen, Proposal(cand, quotes_of([a, e]), 0.6))
+        if key in stated and (iso := _iso(stated[key][0])):
+            _add(props, seen, _stated_proposal(ctx, stated[key], iso, rule_iso, n_starts))
+        # The rules' value first (ties keep the rules' choice), then the others as found.
+        props.sort(key=lambda p: -p.candidate.rule_value)
+        out[key] = props
+    ctx.memo["timeline_proposals"] = out
+    return dict(out)
+
+
+def _add(props: list[Proposal], seen: set[str], p: Proposal) -> None:
+    """`p` unless a proposal of the same value came first."""
+    if p.candidate.term not in seen:
+        seen.add(p.candidate.term)
+        props.append(p)
+
+
+def _stated_proposal(
+    ctx: Context, stated: tuple[timedelta, Sentence, int, int], iso: str, rule_iso: str | None, n: float
+) -> Proposal:
+    delta, sent, _a, _b = stated
+    hours = delta.total_seconds() / 3600
+    f = {
+        "rule": float(iso == rule_iso),
+        "stated": 1.0,
+        "days": round(math.log1p(hours / 24), 6),
+        "hours": round(math.log1p(hours), 6),
+        "starts": n,
+    }
+    cand = Candidate(iso, f["rule"], {k: v for k, v in f.items() if v})
+    return Proposal(cand, [evidence(ctx.doc, sent.start, sent.end, sent.heading)], 0.5)
+
+
+def draft_timeline(ctx: Context, weights: Weights | None = None) -> Found:
+    """Each key's best proposal by the fitted model of `weights` (the shipped ones when None) when
+    its probability reaches the model's threshold; a key without a fitted model takes the rules'
+    value. Null when nothing is fixed."""
+    found = Found()
+    models = (weights or linear.shipped()).text.timeline
+    timeline: dict[str, str | None] = {"detected_after": None, "resolved_after": None}
+    for key, props in proposals(ctx).items():
+        model = models.get(key)  # type: ignore[call-overload]
+        if model is None:
+            chosen = next((p for p in props if p.candidate.rule_value), None)
+        else:
+            for p in props:
+                p.candidate.p = score(p.candidate.features, model)
+            ranked = sorted(props, key=lambda p: -p.candidate.p)
+            chosen = ranked[0] if ranked and ranked[0].candidate.p >= model.threshold else None
+        if chosen is None:
+            continue
+        timeline[key] = chosen.candidate.term
+        found.put(f"timeline.{key}", None, chosen.quotes, confidence(chosen.confidence, "rule"))
     found.put("timeline", timeline)
     return found

@@ -26,13 +26,19 @@ from extractors.draft.candidates import Candidate
 from extractors.draft.linear import (
     FEATURES,
     FIELDS,
+    SENTENCE_FEATURES,
     TERM_PREFIX,
+    TIMELINE_FEATURES,
     FieldSet,
     FieldWeights,
+    SentenceModel,
+    TextSet,
+    TimelineModel,
     Weights,
     fit,
     hand,
     score,
+    shipped,
 )
 
 L2_GRID: tuple[float, ...] = (0.1, 1.0, 10.0, 100.0)
@@ -269,7 +275,9 @@ def refit(pages: Sequence[Labelled], note: str, prefix: str = "learned") -> Weig
         :10
     ]
     folds = {name: {"l2": models[name].l2, "threshold": models[name].threshold} for name in FIELDS}
-    return Weights(version=f"{prefix}-{digest}", trained_on=note, fields=fields, folds=folds)
+    # The text decisions are not learned from approvals yet: the shipped ones carry over.
+    text = shipped().text
+    return Weights(version=f"{prefix}-{digest}", trained_on=note, fields=fields, folds=folds, text=text)
 
 
 @dataclass(frozen=True)
@@ -357,3 +365,211 @@ def shipped_set() -> list[Labelled]:
     if not TRAINING_SET.is_file():
         return []
     return load_set(TRAINING_SET.read_text(encoding="utf-8"))
+
+
+# --- the text decisions (issue 34, i34-text): the timeline's values and the text fields' evidence
+# sentences, fitted the same way (grouped outer folds, L2 and threshold on inner folds, the rules
+# competing as a fixed model). A page's candidates come from extractors/draft/timeline.py
+# `proposals` and text_fields.py `sentence_candidates`; the gold is the label's durations and
+# evidence quotes (as numbers and candidate ids: no page text).
+
+
+@dataclass(frozen=True)
+class TextLabelled:
+    """One labelled page for the text decisions: candidates per decision and which are right."""
+
+    group: str
+    key: str
+    candidates: Mapping[str, Sequence[Candidate]]  # "timeline.<key>" / "evidence.<field>"
+    right: Mapping[str, frozenset[str]]  # the candidates' terms that are right, per decision
+    has_gold: Mapping[str, bool]  # whether the label gives the decision a value at all
+
+
+def within(got_s: float, gold_s: float) -> bool:
+    """The reference scorer's tolerance for a duration: 10 minutes or a tenth of it."""
+    return abs(got_s - gold_s) <= max(600.0, 0.1 * gold_s)
+
+
+def text_model(
+    decision: str, bias: float, weights: dict[str, float], threshold: float, l2: float
+) -> FieldWeights:
+    cls = TimelineModel if decision.startswith("timeline.") else SentenceModel
+    return cls(bias=bias, weights=weights, threshold=threshold, l2=l2)
+
+
+def text_rules(decision: str) -> FieldWeights:
+    """The rules' own choice as a model: the candidate the rules pick scores 0.95, others 0.05."""
+    return text_model(decision, -3.0, {"rule": 6.0}, 0.5, 0.0)
+
+
+def picked(page: TextLabelled, decision: str, model: FieldWeights) -> list[str]:
+    """What the drafter keeps (as extractors/draft/timeline.py and text_fields.py do): a timeline
+    key its best candidate at or above the threshold; a text field the rules' sentences and the
+    best other one at or above it (text_fields.MAX_ADDED)."""
+    cands = page.candidates.get(decision, ())
+    if decision.startswith("timeline."):
+        ranked = sorted(cands, key=lambda c: (-score(c.features, model), -c.rule_value))
+        return [c.term for c in ranked[:1] if score(c.features, model) >= model.threshold]
+    rules = [c.term for c in cands if c.rule_value]
+    if model.weights == {"rule": 6.0}:
+        return rules  # the rules alone
+    others = sorted((c for c in cands if not c.rule_value), key=lambda c: -score(c.features, model))
+    return rules + [c.term for c in others[:MAX_ADDED] if score(c.features, model) >= model.threshold]
+
+
+MAX_ADDED = 1  # as extractors/draft/text_fields.py MAX_ADDED
+# What an added sentence costs where the label quotes nothing for the field (the reference scorer
+# does not count it; a reviewer reads it).
+EVIDENCE_NOISE = 0.1
+# Thresholds tried for an evidence model: a sentence's probability is low (few sentences of a page
+# are a field's evidence), so lower cut-offs than a vocabulary term's.
+EVIDENCE_THRESHOLDS: tuple[float, ...] = (0.05, 0.1, 0.2, 0.3, 0.4, 0.5)
+
+
+@dataclass
+class TextTally:
+    """Timeline: correct (gold value, drafted within tolerance), invented (no gold, drafted).
+    Evidence: found (gold quotes, a kept sentence matches one), as the reference scorer counts."""
+
+    right: int = 0
+    gold: int = 0
+    invented: int = 0
+    no_gold: int = 0
+
+    def add(self, page: TextLabelled, decision: str, model: FieldWeights) -> None:
+        got = picked(page, decision, model)
+        if page.has_gold.get(decision):
+            self.gold += 1
+            self.right += int(any(t in page.right.get(decision, ()) for t in got))
+        else:
+            self.no_gold += 1
+            if decision.startswith("timeline."):
+                self.invented += int(bool(got))
+            else:  # evidence: a sentence added to the rules' where the label quotes none
+                rules = {c.term for c in page.candidates.get(decision, ()) if c.rule_value}
+                self.invented += int(bool(set(got) - rules))
+
+    def objective(self, decision: str) -> float:
+        """Timeline: share of keys right (a value within tolerance, or null where the label has
+        none); evidence: share of fields with gold quotes found, less a tenth of the fields where
+        a sentence was added though the label quotes none (EVIDENCE_NOISE)."""
+        if decision.startswith("timeline."):
+            return (self.right + self.no_gold - self.invented) / max(1, self.gold + self.no_gold)
+        return (self.right - EVIDENCE_NOISE * self.invented) / max(1, self.gold)
+
+    def figures(self) -> dict[str, float]:
+        return {
+            "correct": round(self.right / max(1, self.gold), 4),
+            "invented": round(self.invented / max(1, self.no_gold), 4),
+            "gold": float(self.gold),
+            "no_gold": float(self.no_gold),
+        }
+
+
+def text_examples(
+    pages: Sequence[TextLabelled], decision: str
+) -> list[tuple[dict[str, float], float, float]]:
+    out = []
+    for page in pages:
+        right = page.right.get(decision, frozenset())
+        for c in page.candidates.get(decision, ()):
+            out.append((c.features, float(c.term in right), 1.0))
+    return out
+
+
+def fit_text(pages: Sequence[TextLabelled], decision: str, l2: float, threshold: float) -> FieldWeights:
+    names = TIMELINE_FEATURES if decision.startswith("timeline.") else SENTENCE_FEATURES
+    bias, weights = fit(text_examples(pages, decision), l2, names)
+    return text_model(decision, bias, {k: v for k, v in weights.items() if v}, threshold, l2)
+
+
+def choose_text(pages: Sequence[TextLabelled], decision: str, inner_k: int = 3) -> FieldWeights | None:
+    """The L2 strength and threshold with the best objective on inner grouped folds, fitted on all
+    of `pages`; None when the rules do as well or better on those folds (the rules stay)."""
+    folds = grouped_folds([p.group for p in pages], inner_k)
+    best: tuple[float, float, float, float] | None = None
+    rules = TextTally()
+    for held in folds:
+        for p in pages:
+            if p.group in held:
+                rules.add(p, decision, text_rules(decision))
+    grid = THRESHOLD_GRID if decision.startswith("timeline.") else EVIDENCE_THRESHOLDS
+    for l2 in L2_GRID:
+        tallies = {t: TextTally() for t in grid}
+        for held in folds:
+            train = [p for p in pages if p.group not in held]
+            fitted = fit_text(train, decision, l2, 0.5)
+            for t in grid:
+                model = fitted.model_copy(update={"threshold": t})
+                for p in pages:
+                    if p.group in held:
+                        tallies[t].add(p, decision, model)
+        for t, tally in tallies.items():
+            key = (round(tally.objective(decision), 6), l2, -abs(t - 0.5), t)
+            if best is None or key > best:
+                best = key
+    if best is None or round(rules.objective(decision), 6) >= best[0]:
+        return None
+    return fit_text(pages, decision, best[1], best[3])
+
+
+def text_decisions(pages: Sequence[TextLabelled]) -> list[str]:
+    return sorted({d for p in pages for d in p.candidates})
+
+
+def text_out_of_fold(
+    pages: Sequence[TextLabelled], k: int = 5, inner_k: int = 3
+) -> tuple[dict[str, TextTally], dict[str, TextTally], dict[str, TextSet]]:
+    """Out-of-fold tallies of the fitted choice and of the rules per decision, and each held-out
+    organisation's text models (fitted without it)."""
+    fitted = {d: TextTally() for d in text_decisions(pages)}
+    rules = {d: TextTally() for d in text_decisions(pages)}
+    by_org: dict[str, TextSet] = {}
+    for held in grouped_folds([p.group for p in pages], k):
+        train = [p for p in pages if p.group not in held]
+        models = {d: choose_text(train, d, inner_k) for d in fitted}
+        for p in pages:
+            if p.group in held:
+                for d in fitted:
+                    m = models[d]
+                    fitted[d].add(p, d, m if m is not None else text_rules(d))
+                    rules[d].add(p, d, text_rules(d))
+        text = text_set(models)
+        for g in held:
+            by_org[g] = text
+    return fitted, rules, by_org
+
+
+def text_set(models: Mapping[str, FieldWeights | None]) -> TextSet:
+    timeline = {d.split(".", 1)[1]: m for d, m in sorted(models.items()) if m and d.startswith("timeline.")}
+    evidence = {d.split(".", 1)[1]: m for d, m in sorted(models.items()) if m and d.startswith("evidence.")}
+    return TextSet.model_validate({"timeline": timeline, "evidence": evidence})
+
+
+def train_text(
+    pages: Sequence[TextLabelled], k: int = 5, inner_k: int = 3
+) -> tuple[TextSet, dict[str, dict[str, float]]]:
+    """The shipped text models (chosen on every page) and, per decision, the fold figures that
+    chose them: out-of-fold fitted (`oof_*`) beside the rules' (`rules_*`) and in-sample (`in_*`)."""
+    fitted, rules, _ = text_out_of_fold(pages, k, inner_k)
+    # A decision lands only where the procedure's out-of-fold figure beats the rules' (a tie keeps
+    # the rules: same quality, less work per page).
+    models = {
+        d: choose_text(pages, d, inner_k) if fitted[d].objective(d) > rules[d].objective(d) else None
+        for d in fitted
+    }
+    folds: dict[str, dict[str, float]] = {}
+    for d in fitted:
+        inside = TextTally()
+        m = models[d]
+        for p in pages:
+            inside.add(p, d, m if m is not None else text_rules(d))
+        folds[d] = {
+            "fitted": float(m is not None),
+            "l2": m.l2 if m is not None else 0.0,
+            "threshold": m.threshold if m is not None else 0.5,
+            **{"oof_" + k_: v for k_, v in fitted[d].figures().items()},
+            **{"rules_" + k_: v for k_, v in rules[d].figures().items()},
+            **{"in_" + k_: v for k_, v in inside.figures().items()},
+        }
+    return text_set(models), folds

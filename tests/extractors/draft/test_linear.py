@@ -69,3 +69,21 @@ def test_fit_learns_a_signal_and_the_penalty_shrinks_it() -> None:
     _, strong = fit(rows, 100.0)
     assert 0.0 < strong["in_title"] < weights["in_title"]
     assert fit(rows, 0.1) == (bias, weights)  # deterministic
+
+
+def test_the_text_models_name_their_own_features_and_the_shipped_ones_record_folds() -> None:
+    from extractors.draft.linear import TEXT_FIELDS, TextSet, TimelineModel, Weights
+
+    with pytest.raises(ValueError, match="unknown feature"):
+        TimelineModel(bias=0.0, weights={"rule_kept": 1.0})  # a vocabulary feature, not a timeline one
+    with pytest.raises(ValueError):
+        TextSet.model_validate({"evidence": {"sumary": {"bias": 0.0, "weights": {}}}})  # misspelt field
+    weights = shipped()
+    assert Weights.model_validate_json(dump(weights)) == weights
+    for name in TEXT_FIELDS:
+        figures = weights.folds[f"evidence.{name}"]
+        assert {"oof_correct", "rules_correct", "in_correct", "fitted"} <= set(figures)
+        # A model is shipped only where its out-of-fold figure is no worse than the rules'.
+        assert (name in weights.text.evidence) == bool(figures["fitted"])
+    for key in ("detected_after", "resolved_after"):
+        assert {"oof_correct", "oof_invented", "rules_correct"} <= set(weights.folds[f"timeline.{key}"])

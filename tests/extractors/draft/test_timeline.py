@@ -137,3 +137,53 @@ def test_stated_durations(sentence: str, lang: str, expected: tuple[str | None, 
 )
 def test_no_invented_durations(lines: list[str]) -> None:
     assert durations(doc_of(lines)) == (None, None)
+
+
+# --- the fitted choice among the values the page's times support (timeline.proposals)
+
+_FITTED_PAGE = (
+    b"<html lang='en'><head><title>Outage postmortem</title></head><body><article><h1>Outage postmortem</h1>"
+    b"<p>Checkout was down and customers saw errors. This is our postmortem.</p><h2>Timeline</h2><ul>"
+    b"<li>2024-03-03 13:00 UTC: version 2.3 was deployed.</li>"
+    b"<li>2024-03-03 14:00 UTC: checkout began returning errors.</li>"
+    b"<li>2024-03-03 14:20 UTC: an alert fired and the on-call engineer was paged.</li>"
+    b"<li>2024-03-03 15:00 UTC: service restored.</li></ul></article></body></html>"
+)
+
+
+def _draft(weights=None):
+    from extractors import draft_page
+
+    return draft_page(
+        _FITTED_PAGE, url="https://e.example/p/", now="2026-01-01T00:00:00Z", weights=weights
+    ).draft
+
+
+def test_proposals_hold_the_rules_value_first_and_the_other_starts() -> None:
+    from extractors import extract_document
+    from extractors.draft.timeline import proposals
+
+    doc = extract_document(_FITTED_PAGE, url="https://e.example/p/", content_type="text/html")
+    props = proposals(Context(doc))
+    detected = [p.candidate for p in props["detected_after"]]
+    assert detected[0].term == "PT20M" and detected[0].features["rule"] == 1.0  # from the errors
+    assert "PT1H20M" in [c.term for c in detected]  # from the deploy: a candidate, not the rules' pick
+    change = next(c for c in detected if c.term == "PT1H20M")
+    assert change.features.get("start_change") == 1.0 and not change.features.get("rule")
+    assert all(p.quotes for k in props for p in props[k])  # every value rests on quotes
+
+
+def test_a_fitted_timeline_model_decides_and_without_one_the_rules_do() -> None:
+    from extractors.draft.linear import TextSet, TimelineModel, shipped
+
+    assert _draft(shipped().model_copy(update={"text": TextSet()})).record.timeline.detected_after == "PT20M"
+    # A model that trusts changes over the impact: the deploy becomes the start.
+    model = TimelineModel(bias=-2.0, weights={"start_change": 4.0})
+    weights = shipped().model_copy(update={"text": TextSet(timeline={"detected_after": model})})
+    draft = _draft(weights)
+    assert draft.record.timeline.detected_after == "PT1H20M"
+    assert any("deployed" in q.quote for q in draft.evidence["timeline.detected_after"])
+    # A model that trusts nothing: null, never a guess.
+    doubt = TimelineModel(bias=-5.0, weights={}, threshold=0.5)
+    weights = shipped().model_copy(update={"text": TextSet(timeline={"detected_after": doubt})})
+    assert _draft(weights).record.timeline.detected_after is None

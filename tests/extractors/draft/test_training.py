@@ -7,6 +7,7 @@ from extractors.draft.linear import FIELDS, hand, shipped
 from extractors.draft.training import (
     Labelled,
     Tally,
+    TextLabelled,
     dump_set,
     examples,
     grouped_folds,
@@ -75,3 +76,46 @@ def test_the_shipped_set_round_trips_and_refits_to_the_shipped_models() -> None:
     again = refit(base, "check")
     for name in FIELDS:
         assert again.field(name) == shipped().field(name), name
+
+
+# --- the text decisions
+
+
+def text_page(group: str, key: str, right_is_rules: bool) -> TextLabelled:
+    """A page whose timeline candidates are the rules' value and another; the rules are right on
+    some pages, and the other (a stated duration) on the rest."""
+    rules = Candidate("PT1H", 1.0, {"rule": 1.0, "start_event": 1.0, "start_change": 1.0})
+    other = Candidate("PT2H", 0.0, {"stated": 1.0})
+    return TextLabelled(
+        group,
+        key,
+        {"timeline.resolved_after": [rules, other]},
+        {"timeline.resolved_after": frozenset({"PT1H" if right_is_rules else "PT2H"})},
+        {"timeline.resolved_after": True},
+    )
+
+
+def test_a_text_decision_is_fitted_only_where_it_beats_the_rules() -> None:
+    from extractors.draft.training import choose_text, picked, text_rules, train_text
+
+    decision = "timeline.resolved_after"
+    good_rules = [text_page(f"org{i % 5}", f"p{i}", True) for i in range(20)]
+    assert choose_text(good_rules, decision) is None  # the rules are right everywhere: they stay
+    stated_better = [text_page(f"org{i % 5}", f"p{i}", i % 4 == 0) for i in range(20)]
+    model = choose_text(stated_better, decision)
+    assert model is not None and picked(stated_better[1], decision, model) == ["PT2H"]
+    assert picked(stated_better[1], decision, text_rules(decision)) == ["PT1H"]
+    text, folds = train_text(stated_better)
+    assert "resolved_after" in text.timeline and folds[decision]["fitted"] == 1.0
+    assert folds[decision]["oof_correct"] > folds[decision]["rules_correct"]
+
+
+def test_a_timeline_key_without_gold_counts_what_is_drafted_as_invented() -> None:
+    from extractors.draft.training import TextTally, text_rules
+
+    page = TextLabelled(
+        "org", "p", {"timeline.detected_after": [Candidate("PT5M", 1.0, {"rule": 1.0})]}, {}, {}
+    )
+    tally = TextTally()
+    tally.add(page, "timeline.detected_after", text_rules("timeline.detected_after"))
+    assert (tally.invented, tally.no_gold, tally.gold) == (1, 1, 0)
