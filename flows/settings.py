@@ -75,6 +75,11 @@ class Settings(BaseSettings):
         description="How to reach the operator (e-mail or URL; warcinfo `contact`); "
         "INCIDENTS_USER_AGENT_CONTACT when empty.",
     )
+    database_url: str = Field(
+        default="",
+        description="PostgreSQL URL (postgresql://user@host/db) several workers share for the archive index, "
+        "ledger, discovery state, queue index and record ids; empty: SQLite files in raw/ (one machine)",
+    )
     dask_scheduler: str = Field(
         default="",
         description="A Dask scheduler (tcp://host:8786) to extract and draft on, instead of local processes.",
@@ -184,6 +189,15 @@ class Settings(BaseSettings):
     def _http_url(cls, value: str) -> str:
         if value and not value.lower().startswith(("http://", "https://")):
             raise ValueError(f"{value!r} is not an http or https URL")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        if value and not value.lower().startswith(("postgresql://", "postgres://")):
+            raise ValueError(
+                f"{value!r}: give a postgresql://user@host/database URL (empty: SQLite files in raw/)"
+            )
         return value
 
     @field_validator("dask_scheduler")
@@ -300,6 +314,10 @@ def describe(
         elif isinstance(value, SecretStr):
             value = value.get_secret_value()
         shown = ("********" if value else "") if secret else str(value)
+        if name == "database_url" and value:
+            from flows.store.database import shown_url
+
+            shown = shown_url(str(value))  # never its password
         row = {"name": variable, "value": shown, "source": source, "help": field.description or ""}
         if name in bad:
             row["problem"] = bad[name]

@@ -49,7 +49,7 @@ class Ingestor:
         self.settings = settings
         self.archive = Archive(settings)
         self.queue = QueueStore(settings.queue_dir)
-        self.ledger = Ledger(settings.raw_dir / "ledger.sqlite")
+        self.ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database_url)
         self.gate = gate
         self._fetcher = fetcher
         self._owns_fetcher = fetcher is None

@@ -79,7 +79,7 @@ class Skipped:
 
 
 def _ledger(settings: Settings) -> Ledger:
-    return Ledger(settings.raw_dir / "ledger.sqlite")
+    return Ledger(settings.raw_dir / "ledger.sqlite", settings.database_url)
 
 
 def skipped_pages(settings: Settings) -> list[Skipped]:

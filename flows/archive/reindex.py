@@ -28,7 +28,7 @@ from filelock import FileLock
 from warcio.archiveiterator import ArchiveIterator
 
 from flows.archive.capture import Capture, Kind
-from flows.archive.index import INDEX_NAME, Index, warc_files_in
+from flows.archive.index import INDEX_NAME, UPSERT_CHECK, Index, warc_files_in
 from flows.archive.warc import IMPORTED_DIR, WARC_DIR, capture_id, parse_warc_fields, sha256_file
 from flows.fetch.content import media_type, sniff
 from flows.fetch.urls import canonicalize_url
@@ -392,7 +392,7 @@ def _carry_over(index: Index, old: Path, done: Rebuilt) -> None:
                 "UPDATE captures SET source_path = ? WHERE id = ?", (source_path, cid)
             ).rowcount
         for row in checks:
-            db.execute("INSERT OR REPLACE INTO link_checks VALUES (?, ?, ?, ?, ?)", tuple(row))
+            db.execute(UPSERT_CHECK, tuple(row))
     done.carried = {"saved page paths": moved, "link checks": len(checks)}
 
 
@@ -437,7 +437,7 @@ def reindex(raw: Path, max_bytes: int) -> Rebuilt:
                     _index_written(index, raw, name, name == newest, max_bytes, done)
             if target.exists():
                 _carry_over(index, target, done)
-            index.query("PRAGMA wal_checkpoint(TRUNCATE)")
+            index.checkpoint()
         finally:
             index.close()
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
