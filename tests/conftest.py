@@ -51,3 +51,7 @@ def shared() -> Path:
             "is skipped"
         )
     return SHARED
+
+
+# A real PostgreSQL (tests/postgres.py): postgres_server, postgres_url, database_url (both backends).
+from tests.postgres import database_url, postgres_server, postgres_url  # noqa: E402, F401

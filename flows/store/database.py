@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from schema.errors import DatabaseError
 
@@ -80,13 +79,14 @@ def is_url(target: str | Path | None) -> bool:
 
 def shown_url(url: str) -> str:
     """The URL without its password (in the authority or as ?password=), for messages."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        who, _, where = netloc.rpartition("@")
-        netloc = f"{who.split(':', 1)[0]}@{where}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query) if k.lower() != "password"])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    scheme, sep, rest = url.partition("://")
+    authority, slash, tail = rest.partition("/")
+    if "@" in authority:
+        who, where = authority.rsplit("@", 1)
+        authority = f"{who.split(':', 1)[0]}@{where}"
+    path, _, query = tail.partition("?")
+    kept = "&".join(p for p in query.split("&") if p and p.split("=", 1)[0].lower() != "password")
+    return f"{scheme}{sep}{authority}{slash}{path}{'?' if kept else ''}{kept}"
 
 
 def upsert_sql(table: str, columns: Sequence[str], key: Sequence[str]) -> str:
@@ -267,7 +267,7 @@ class Database:
                 f"the database at {self.name} has {c} schema version {here}, newer than this "
                 f"program's {ours}: upgrade incident-ingest on this machine"
             )
-        said = ", ".join(f"{c} {here} (needs {ours})" for c, (here, ours) in behind.items())
+        said = "; ".join(f"{c}: version {here}, needs {ours}" for c, (here, ours) in behind.items())
         raise DatabaseError(
             f"the database at {self.name} has an old or no schema ({said}): run `incidents db upgrade`"
         )
@@ -337,12 +337,17 @@ class PostgresDatabase(Database):
 
     def __init__(self, url: str) -> None:
         super().__init__()
-        import psycopg
 
         self.url = url
         self.name = shown_url(url)
+        self._depth = 0  # transactions open in this connection
+        self._db = self._connect()
+
+    def _connect(self) -> Any:
+        import psycopg
+
         try:
-            self._db = psycopg.connect(url, autocommit=True, connect_timeout=10, row_factory=_pg_rows)
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=10, row_factory=_pg_rows)
         except psycopg.Error as exc:
             why = " ".join(str(exc).split()) or type(exc).__name__
             raise DatabaseError(
@@ -354,9 +359,30 @@ class PostgresDatabase(Database):
         self._db.close()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
+        import psycopg
+
         with self._lock:
-            cursor: Cursor = self._db.execute(to_psycopg(sql), tuple(params))
+            if self._db.broken and self._depth == 0:  # the server restarted since: connect again
+                self._db = self._connect()
+            try:
+                cursor: Cursor = self._db.execute(to_psycopg(sql), tuple(params))
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                why = " ".join(str(exc).split())[:200] or type(exc).__name__
+                raise DatabaseError(
+                    f"the database at {self.name} failed ({why}): check the server "
+                    "(INCIDENTS_DATABASE_URL), then run the command again (what was done is kept)"
+                ) from exc
             return cursor
+
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        with self._lock:
+            self._depth += 1
+            try:
+                with super().transaction() as db:
+                    yield db
+            finally:
+                self._depth -= 1
 
     def _migration_lock(self) -> None:
         self.execute("SELECT pg_advisory_xact_lock(3939)")
