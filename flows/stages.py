@@ -48,7 +48,7 @@ class Ingestor:
 
         self.settings = settings
         self.archive = Archive(settings)
-        self.queue = QueueStore(settings.queue_dir)
+        self.queue = QueueStore(settings.queue_dir, settings.database_url)
         self.ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database_url)
         self.gate = gate
         self._fetcher = fetcher
@@ -71,6 +71,7 @@ class Ingestor:
             self._fetcher.close()
         self.archive.close()
         self.ledger.close()
+        self.queue.close()
 
     def _known(self, job: Job, canonical: str, digest: str) -> Outcome | None:
         """`duplicate` / `unchanged` straight from the ledger, when the bytes are the ones drafted."""

@@ -195,6 +195,16 @@ class Database:
         with self._lock:
             return list(self.execute(sql, params).fetchall())
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    def columns(self, table: str) -> list[str]:
+        """The table's column names, in order."""
+        with self._lock:
+            cursor: Any = self.execute(f"SELECT * FROM {table} LIMIT 0")
+            cursor.fetchall()
+            return [str(d[0]) for d in cursor.description or ()]
+
     @contextmanager
     def transaction(self) -> Iterator[Database]:
         """BEGIN (a write transaction at once on SQLite) ... COMMIT, or ROLLBACK on error."""
@@ -303,6 +313,10 @@ class SqliteDatabase(Database):
         with self._lock:
             return self._db.execute(sql, tuple(params))
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._lock:
+            self._db.executemany(sql, rows)
+
     def _begin(self) -> None:
         self.execute("BEGIN IMMEDIATE")
 
@@ -383,6 +397,10 @@ class PostgresDatabase(Database):
                     yield db
             finally:
                 self._depth -= 1
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self._lock, self._db.cursor() as cursor:
+            cursor.executemany(to_psycopg(sql), rows)
 
     def _migration_lock(self) -> None:
         self.execute("SELECT pg_advisory_xact_lock(3939)")
