@@ -133,7 +133,7 @@ def copy(settings: Settings, source: Path | None = None) -> dict[str, int]:
                 db = open_component(path, component)
                 try:
                     for table in TABLES[component]:
-                        copied[table] = _copy_table(db, target, table)
+                        copied[table] = copy_table(db, target, table)
                 finally:
                     db.close()
             copied.update(_copy_review(source_settings, target))
@@ -142,7 +142,7 @@ def copy(settings: Settings, source: Path | None = None) -> dict[str, int]:
         target.close()
 
 
-def _copy_table(source: Database, target: Database, table: str) -> int:
+def copy_table(source: Database, target: Database, table: str) -> int:
     columns = [c for c in source.columns(table) if c in set(target.columns(table))]
     names = ", ".join(quote(c) for c in columns)
     insert = f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' for _ in columns)})"
@@ -163,4 +163,4 @@ def _copy_review(settings: Settings, target: Database) -> dict[str, int]:
     return {"as the last record number": highest, "queue": indexed}
 
 
-__all__ = ["copy", "is_url", "status", "upgrade"]
+__all__ = ["copy", "copy_table", "is_url", "status", "upgrade"]

@@ -288,3 +288,27 @@ def test_a_lost_connection_is_one_line_then_connects_again(postgres_url: str, tm
     assert ledger.get("https://a.example.org/") is not None  # the next statement connects again
     ledger.close()
     db.close()
+
+
+def test_reindex_rebuilds_the_index_where_it_lives(
+    tmp_path: Path, database_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INCIDENTS_DATABASE_URL", database_url)
+    settings = Settings(data_dir=tmp_path / "data")
+    with Archive(settings) as archive:
+        saved = [
+            archive.store_resource(
+                f"<p>{n}</p>".encode(), url=f"https://example.org/{n}", content_type="text/html"
+            )
+            for n in range(3)
+        ]
+        archive.index.record_check("https://example.org/1", "2026-01-01T00:00:00Z", "gone", "404")
+        with archive.index.transaction() as db:  # a stray row the WARC files do not back
+            Index.insert(db, _capture(99, "https://stray.example.org/", "t"))
+    result = run(capsys, "archive", "reindex", "--data-dir", str(settings.data_dir))
+    assert result.code == 0, result
+    assert result.out.startswith(f"rebuilt {shown_url(database_url) if database_url else settings.raw_dir}")
+    with Archive(settings) as archive:
+        assert [c.id for c in archive.captures()] == [c.id for c in saved]
+        assert archive.index.link_check("https://example.org/1") is not None
+    assert run(capsys, "archive", "verify", "--data-dir", str(settings.data_dir)).code == 0
