@@ -312,3 +312,43 @@ def test_reindex_rebuilds_the_index_where_it_lives(
         assert [c.id for c in archive.captures()] == [c.id for c in saved]
         assert archive.index.link_check("https://example.org/1") is not None
     assert run(capsys, "archive", "verify", "--data-dir", str(settings.data_dir)).code == 0
+
+
+def test_ingest_and_review_run_the_same_on_both(data_dir: Path, database_url: str) -> None:
+    """Fetch (with a 304 on the re-run), archive, draft, queue, approve: one code path, either store."""
+    from flows.ingest import ingest_jobs, job_for
+    from flows.review import Reviews
+    from tests.httpserver import LoopbackServer, Reply, Request
+
+    sample = Path(__file__).resolve().parents[3] / "examples" / "postmortem.html"
+
+    def page(request: Request) -> Reply:
+        if request.headers.get("If-None-Match") == '"v1"':
+            return Reply(304, headers={"ETag": '"v1"'})
+        return Reply(body=sample.read_bytes(), headers={"Content-Type": "text/html", "ETag": '"v1"'})
+
+    settings = Settings(data_dir=data_dir, allow_hosts="127.0.0.1", min_interval=0, database_url=database_url)
+    with LoopbackServer(("127.0.0.1",)) as server:
+        server.route("/pm.html", page)
+        jobs = [job_for(server.url("/pm.html")), job_for(str(sample))]
+        first = ingest_jobs(jobs, settings=settings)
+        again = ingest_jobs(jobs, settings=settings)
+    assert sorted(o.status for o in first) == ["drafted", "duplicate"], first  # the same text twice
+    assert {o.source: o.status for o in again} == {jobs[0].source: "unchanged", jobs[1].source: "duplicate"}
+    assert first[0].draft_id and all(o.draft_id == first[0].draft_id for o in [*first, *again])
+    record = Reviews(settings).approve(first[0].draft_id, reviewer="rev@example.org")
+    assert record.id == "IL-0001"
+    with Archive(settings) as archive:
+        assert {c.kind for c in archive.captures()} >= {"response", "resource"}
+    assert (data_dir / "raw" / "ledger.sqlite").exists() is (not database_url)
+
+
+def test_settings_never_show_the_password(monkeypatch: pytest.MonkeyPatch) -> None:
+    from flows.settings import describe
+
+    monkeypatch.setenv("INCIDENTS_DATABASE_URL", "postgresql://curator:s3cret@db.example.org/incidents")
+    rows = {row["name"]: row["value"] for row in describe(Settings())}
+    assert rows["INCIDENTS_DATABASE_URL"] == "postgresql://curator@db.example.org/incidents"
+    monkeypatch.setenv("INCIDENTS_DATABASE_URL", "mysql://db.example.org/x")
+    with pytest.raises(ValueError, match="give a postgresql://"):
+        Settings()
