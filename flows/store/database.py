@@ -391,6 +391,8 @@ class PostgresDatabase(Database):
     @contextmanager
     def transaction(self) -> Iterator[Database]:
         with self._lock:
+            if self._db.broken and self._depth == 0:
+                self._db = self._connect()
             self._depth += 1
             try:
                 with super().transaction() as db:
