@@ -63,8 +63,5 @@ def status_(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
         print(json.dumps([s.as_dict() for s in stores], indent=1))
         return
     for store in stores:
-        state = (
-            "ok" if store.version == store.wanted else f"needs `incidents db upgrade` (has {store.version})"
-        )
         rows = ", ".join(f"{n} {t}" for t, n in store.rows.items())
-        print(f"{store.component:<10} v{store.wanted} {state}  {store.where}  {rows}".rstrip())
+        print(f"{store.component:<10} v{store.wanted} {store.state}  {store.where}  {rows}".rstrip())

@@ -50,12 +50,26 @@ def upgrade(settings: Settings) -> list[str]:
 
 
 @dataclass
-class Store:
+class StoreStatus:
     component: str
     where: str
     version: int
     wanted: int
     rows: dict[str, int] = field(default_factory=dict)
+    shared: bool = False
+    exists: bool = True
+
+    @property
+    def state(self) -> str:
+        if not self.exists:
+            return "not created yet"
+        if self.version == self.wanted:
+            return "ok"
+        if self.version > self.wanted:
+            return f"newer than this program (has {self.version}): upgrade incident-ingest"
+        if self.shared:
+            return f"needs `incidents db upgrade` (has {self.version})"
+        return f"upgrades itself when next opened (has {self.version})"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -63,14 +77,15 @@ class Store:
             "where": self.where,
             "version": self.version,
             "wanted": self.wanted,
+            "state": self.state,
             "rows": self.rows,
         }
 
 
-def status(settings: Settings) -> list[Store]:
+def status(settings: Settings) -> list[StoreStatus]:
     """Each store: where it lives, its schema version against the program's, rows per table."""
     url = settings.database_url
-    found: list[Store] = []
+    found: list[StoreStatus] = []
     shared = Database.open(url) if url else None
     try:
         for component in COMPONENTS:
@@ -80,7 +95,7 @@ def status(settings: Settings) -> list[Store]:
             db = shared if shared is not None else (Database.open(path) if path.exists() else None)
             where = shown_url(url) if url else str(path)
             if db is None:
-                found.append(Store(component, f"{where} (not created yet)", 0, latest_version(component)))
+                found.append(StoreStatus(component, where, 0, latest_version(component), exists=False))
                 continue
             try:
                 version = db.versions().get(component, 0)
@@ -89,7 +104,8 @@ def status(settings: Settings) -> list[Store]:
             finally:
                 if db is not shared:
                     db.close()
-            found.append(Store(component, where, version, latest_version(component), rows))
+            wanted = latest_version(component)
+            found.append(StoreStatus(component, where, version, wanted, rows, shared=shared is not None))
     finally:
         if shared is not None:
             shared.close()

@@ -352,3 +352,14 @@ def test_settings_never_show_the_password(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("INCIDENTS_DATABASE_URL", "mysql://db.example.org/x")
     with pytest.raises(ValueError, match="give a postgresql://"):
         Settings()
+
+
+def test_db_status_on_one_machine_names_the_files(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Ledger(data_dir / "raw" / "ledger.sqlite").close()
+    result = run(capsys, "db", "status")
+    lines = result.out.splitlines()
+    assert result.code == 0 and [line.split()[0] for line in lines] == ["index", "ledger", "discovery"]
+    assert (
+        "v1 not created yet" in lines[0]
+        and f"v1 ok  {data_dir / 'raw' / 'ledger.sqlite'}  0 sources" in lines[1]
+    )
