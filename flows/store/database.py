@@ -172,6 +172,8 @@ class Database:
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
+        # Statements sent (round trips on PostgreSQL), for benchmarks: bench/ reads it.
+        self.statements = 0
 
     @staticmethod
     def open(target: str | Path, *, read_only: bool = False) -> Database:
@@ -311,10 +313,12 @@ class SqliteDatabase(Database):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
         with self._lock:
+            self.statements += 1
             return self._db.execute(sql, tuple(params))
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self._lock:
+            self.statements += 1
             self._db.executemany(sql, rows)
 
     def _begin(self) -> None:
@@ -378,6 +382,7 @@ class PostgresDatabase(Database):
         with self._lock:
             if self._db.broken and self._depth == 0:  # the server restarted since: connect again
                 self._db = self._connect()
+            self.statements += 1
             try:
                 cursor: Cursor = self._db.execute(to_psycopg(sql), tuple(params))
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
@@ -402,6 +407,7 @@ class PostgresDatabase(Database):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         with self._lock, self._db.cursor() as cursor:
+            self.statements += 1
             cursor.executemany(to_psycopg(sql), rows)
 
     def _migration_lock(self) -> None:
