@@ -216,8 +216,8 @@ def discover(request: IngestRequest, settings: Settings, fetcher: Fetcher) -> tu
     if not groups:
         return jobs, outcomes
 
-    seen = SeenStore(settings.raw_dir / "discovery.sqlite", settings.database_url)
-    ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database_url)
+    seen = SeenStore(settings.raw_dir / "discovery.sqlite", settings.database)
+    ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database)
     try:
         return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, fetcher)
     finally:
@@ -335,7 +335,7 @@ def remember(outcomes: list[Outcome], settings: Settings) -> None:
 
     final = {"drafted", "duplicate", "unchanged", "changed", "skipped", "gone"}
     now = time.time()
-    store = SeenStore(settings.raw_dir / "discovery.sqlite", settings.database_url)
+    store = SeenStore(settings.raw_dir / "discovery.sqlite", settings.database)
     try:
         for outcome in outcomes:
             if outcome.status in final and is_url(outcome.source):

@@ -155,8 +155,8 @@ class Reviews:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.queue = QueueStore(settings.queue_dir, settings.database_url)
-        self.records = RecordStore(settings.records_dir, settings.database_url)
+        self.queue = QueueStore(settings.queue_dir, settings.database)
+        self.records = RecordStore(settings.records_dir, settings.database)
         self.audit = AuditLog(settings.audit_path)
         self.notes: list[journal.Note] = journal.recover(settings.data_dir)
 

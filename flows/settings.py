@@ -75,8 +75,10 @@ class Settings(BaseSettings):
         description="How to reach the operator (e-mail or URL; warcinfo `contact`); "
         "INCIDENTS_USER_AGENT_CONTACT when empty.",
     )
-    database_url: str = Field(
-        default="",
+    # A SecretStr, as review_token: the URL may hold a password, and Prefect stores a flow run's
+    # parameters (Settings among them) in its database.
+    database_url: SecretStr = Field(
+        default=SecretStr(""),
         description="PostgreSQL URL (postgresql://user@host/db) several workers share for the archive index, "
         "ledger, discovery state, queue index and record ids; empty: SQLite files in raw/ (one machine)",
     )
@@ -193,10 +195,14 @@ class Settings(BaseSettings):
 
     @field_validator("database_url")
     @classmethod
-    def _database_url(cls, value: str) -> str:
-        if value and not value.lower().startswith(("postgresql://", "postgres://")):
+    def _database_url(cls, value: SecretStr) -> SecretStr:
+        url = value.get_secret_value()
+        if url and not url.lower().startswith(("postgresql://", "postgres://")):
+            from flows.store.database import shown_url
+
             raise ValueError(
-                f"{value!r}: give a postgresql://user@host/database URL (empty: SQLite files in raw/)"
+                f"{shown_url(url)!r}: give a postgresql://user@host/database URL "
+                "(empty: SQLite files in raw/)"
             )
         return value
 
@@ -206,6 +212,11 @@ class Settings(BaseSettings):
         if value and "://" not in value:
             raise ValueError(f"{value!r}: give the scheduler's address as tcp://host:8786")
         return value
+
+    @property
+    def database(self) -> str:
+        """INCIDENTS_DATABASE_URL as given ("" for SQLite files in raw/), for the stores to open."""
+        return self.database_url.get_secret_value()
 
     @property
     def raw_dir(self) -> Path:

@@ -48,8 +48,8 @@ class Ingestor:
 
         self.settings = settings
         self.archive = Archive(settings)
-        self.queue = QueueStore(settings.queue_dir, settings.database_url)
-        self.ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database_url)
+        self.queue = QueueStore(settings.queue_dir, settings.database)
+        self.ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database)
         self.gate = gate
         self._fetcher = fetcher
         self._owns_fetcher = fetcher is None

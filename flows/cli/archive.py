@@ -127,14 +127,14 @@ def reindex(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
     raw = settings.raw_dir
     if not raw.is_dir():
         raise InputError(f"{raw} does not exist: nothing to reindex (check --data-dir)")
-    done = run_reindex(raw, settings.warc_max_bytes, settings.database_url)
+    done = run_reindex(raw, settings.warc_max_bytes, settings.database)
     if as_json:
         print(json.dumps(done.as_dict(), indent=1))
     else:
         for problem in done.problems:
             print(f"problem: {problem}")
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(done.captures.items()))
-        where = shown_url(settings.database_url) if settings.database_url else raw / "index.sqlite"
+        where = shown_url(settings.database) if settings.database else raw / "index.sqlite"
         print(
             f"rebuilt {where}: {done.files} WARC files, {done.total} captures"
             + (f" ({kinds})" if kinds else "")

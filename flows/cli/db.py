@@ -26,7 +26,7 @@ def upgrade_(data_dir: DataDir = None) -> None:
     applied = admin.upgrade(settings)
     from flows.store.database import shown_url
 
-    where = shown_url(settings.database_url)
+    where = shown_url(settings.database)
     print(f"upgraded {where}: {', '.join(applied)}" if applied else f"{where} is up to date")
 
 
@@ -49,7 +49,7 @@ def copy_(
     settings = make_settings(data_dir)
     copied = admin.copy(settings, source)
     said = ", ".join(f"{n} {what}" for what, n in copied.items())
-    print(f"copied {source or settings.data_dir} into {shown_url(settings.database_url)}: {said}")
+    print(f"copied {source or settings.data_dir} into {shown_url(settings.database)}: {said}")
 
 
 @app.command("status")

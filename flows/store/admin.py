@@ -32,12 +32,12 @@ BATCH = 1000
 
 
 def shared_url(settings: Settings) -> str:
-    if not settings.database_url:
+    if not settings.database:
         raise DatabaseError(
             "INCIDENTS_DATABASE_URL is not set: give the PostgreSQL database to use as "
             "postgresql://user@host/database (SQLite files in raw/ upgrade themselves when opened)"
         )
-    return settings.database_url
+    return settings.database
 
 
 def upgrade(settings: Settings) -> list[str]:
@@ -84,7 +84,7 @@ class StoreStatus:
 
 def status(settings: Settings) -> list[StoreStatus]:
     """Each store: where it lives, its schema version against the program's, rows per table."""
-    url = settings.database_url
+    url = settings.database
     found: list[StoreStatus] = []
     shared = Database.open(url) if url else None
     try:

@@ -3,6 +3,7 @@ database layer, with `database_url` parametrised over both (tests/postgres.py)."
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import time
 from pathlib import Path
@@ -349,6 +350,11 @@ def test_settings_never_show_the_password(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("INCIDENTS_DATABASE_URL", "postgresql://curator:s3cret@db.example.org/incidents")
     rows = {row["name"]: row["value"] for row in describe(Settings())}
     assert rows["INCIDENTS_DATABASE_URL"] == "postgresql://curator@db.example.org/incidents"
+    settings = Settings()
+    assert settings.database == "postgresql://curator:s3cret@db.example.org/incidents"
+    assert "s3cret" not in json.dumps(
+        settings.model_dump(mode="json")
+    )  # as Prefect stores a run's parameters
     monkeypatch.setenv("INCIDENTS_DATABASE_URL", "mysql://db.example.org/x")
     with pytest.raises(ValueError, match="give a postgresql://"):
         Settings()
