@@ -5,6 +5,7 @@ Fixtures (registered for every test by tests/conftest.py):
 - `postgres_server`: the running server (session scope), or a skip naming what is missing.
 - `postgres_url`: a fresh, empty database on it for one test, as the URL to give
   INCIDENTS_DATABASE_URL (or Settings(database_url=...)); its schema not yet upgraded.
+- `postgres_upgraded_url`: the same, upgraded to this program's schema (`incidents db upgrade`).
 - `database_url`: parametrised over both backends: "" (SQLite files in raw/) and a fresh
   PostgreSQL database upgraded to this program's schema. A test that asks for it runs twice.
 """
@@ -128,16 +129,22 @@ def postgres_url(postgres_server: Server) -> str:
     return postgres_server.create_database()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest) -> str:
-    if request.param == "sqlite":
-        return ""
-    url: str = request.getfixturevalue("postgres_url")
+@pytest.fixture
+def postgres_upgraded_url(postgres_url: str) -> str:
+    """A fresh database with this program's schema, as `incidents db upgrade` leaves it."""
     from flows.store.database import COMPONENTS, Database
 
-    db = Database.open(url)
+    db = Database.open(postgres_url)
     try:
         db.upgrade(COMPONENTS)
     finally:
         db.close()
+    return postgres_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest) -> str:
+    if request.param == "sqlite":
+        return ""
+    url: str = request.getfixturevalue("postgres_upgraded_url")
     return url

@@ -14,7 +14,7 @@ from flows.archive import Archive
 from flows.discover import SeenStore
 from flows.review import Reviews
 from flows.settings import Settings
-from flows.store.database import COMPONENTS, Database
+from flows.store.database import Database
 from flows.store.ledger import Entry, Ledger
 from flows.store.queue import QueueStore
 from flows.store.records import RecordStore
@@ -56,16 +56,9 @@ def test_record_ids_are_dense_and_unique_across_processes(tmp_path: Path, databa
     assert written == [f"{i}.json" for i in sorted(ids)]
 
 
-def _upgraded(url: str) -> str:
-    db = Database.open(url)
-    db.upgrade(COMPONENTS)
-    db.close()
-    return url
-
-
-def test_a_failing_build_spends_no_shared_id(tmp_path: Path, postgres_url: str) -> None:
+def test_a_failing_build_spends_no_shared_id(tmp_path: Path, postgres_upgraded_url: str) -> None:
     # (the file-based allocation has this test in tests/flows/store/test_records.py)
-    database_url = _upgraded(postgres_url)
+    database_url = postgres_upgraded_url
 
     def bad(record_id: str) -> Record:
         raise ValueError("invalid")
@@ -107,10 +100,10 @@ def test_the_queue_index_follows_drafts_and_decisions(data_dir: Path, database_u
 
 
 def test_a_draft_locked_on_another_machine_waits_then_says_so(
-    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, postgres_upgraded_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # (on one machine the lock is a file lock: tests/flows/test_review_processes.py)
-    database_url = _upgraded(postgres_url)
+    database_url = postgres_upgraded_url
     monkeypatch.setattr(queue_module, "LOCK_TIMEOUT", 0.3)
     here, there = QueueStore(tmp_path / "q", database_url), QueueStore(tmp_path / "q", database_url)
     with here.lock_for("d-1"):
