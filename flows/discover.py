@@ -17,8 +17,8 @@ from flows.jobs import IngestRequest, Job, Outcome, failure, is_url, job_for
 from flows.settings import Settings
 from flows.sources import SourceGroup, load_sources
 from flows.store import faults
+from flows.store.database import Store
 from flows.store.ledger import Ledger
-from flows.store.sqlite import SqliteStore
 from schema.errors import FetchError, IngestError, InputError
 
 if TYPE_CHECKING:
@@ -120,41 +120,38 @@ def entries(group: SourceGroup, fetch: FetchBytes) -> Iterator[tuple[str, str | 
             pending += [(c, depth + 1) for c in children]
 
 
-class SeenStore(SqliteStore):
-    """raw/discovery.sqlite: the entries discovery has already handed on, per source."""
+_MARK = "INSERT INTO seen (url, source, title) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            path,
-            "CREATE TABLE IF NOT EXISTS seen (url TEXT PRIMARY KEY, source TEXT, title TEXT,"
-            " first_seen TEXT DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')))",
-        )
+
+class SeenStore(Store):
+    """raw/discovery.sqlite (or INCIDENTS_DATABASE_URL's tables): the entries discovery has
+    already handed on, per source; its schema: flows/store/migrations/discovery/."""
+
+    component = "discovery"
 
     def seen(self, url: str) -> bool:
         return self.one("SELECT 1 FROM seen WHERE url = ?", (url,)) is not None
 
     def mark(self, url: str, source: str, title: str | None) -> None:
-        self.execute("INSERT OR IGNORE INTO seen (url, source, title) VALUES (?, ?, ?)", (url, source, title))
+        self.execute(
+            "INSERT INTO seen (url, source, title) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (url, source, title),
+        )
 
     # When each entry was last fetched (a re-check of a seen entry, on the source's `recheck`).
-    def _checked_table(self) -> None:
-        self.execute("CREATE TABLE IF NOT EXISTS checked (url TEXT PRIMARY KEY, at REAL NOT NULL)")
-
     def due(self, url: str, after: int, now: float) -> bool:
         """Is a seen entry due for a re-check `after` seconds after it was last fetched?"""
-        self._checked_table()
         row = self.one("SELECT at FROM checked WHERE url = ?", (url,))
-        if row is None:
-            first = self.one("SELECT first_seen FROM seen WHERE url = ?", (url,))
-            if first is None or not first[0]:
-                return True
-            from datetime import datetime
+        if row is not None:
+            return bool(now - float(row[0]) >= after)
+        first = self.one("SELECT first_seen FROM seen WHERE url = ?", (url,))
+        if first is None or not first[0]:
+            return True
+        from datetime import datetime
 
-            row = (datetime.fromisoformat(str(first[0]).replace("Z", "+00:00")).timestamp(),)
-        return bool(now - float(row[0]) >= after)
+        return bool(now - datetime.fromisoformat(str(first[0]).replace("Z", "+00:00")).timestamp() >= after)
 
     def checked(self, url: str, now: float) -> None:
-        self._checked_table()
         self.execute(
             "INSERT INTO checked (url, at) VALUES (?, ?) ON CONFLICT(url) DO UPDATE SET at=excluded.at",
             (url, now),
@@ -219,8 +216,8 @@ def discover(request: IngestRequest, settings: Settings, fetcher: Fetcher) -> tu
     if not groups:
         return jobs, outcomes
 
-    seen = SeenStore(settings.raw_dir / "discovery.sqlite")
-    ledger = Ledger(settings.raw_dir / "ledger.sqlite")
+    seen = SeenStore(settings.raw_dir / "discovery.sqlite", settings.database)
+    ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database)
     try:
         return _discover_groups(groups, request, settings, jobs, outcomes, seen, ledger, fetcher)
     finally:
@@ -338,7 +335,7 @@ def remember(outcomes: list[Outcome], settings: Settings) -> None:
 
     final = {"drafted", "duplicate", "unchanged", "changed", "skipped", "gone"}
     now = time.time()
-    store = SeenStore(settings.raw_dir / "discovery.sqlite")
+    store = SeenStore(settings.raw_dir / "discovery.sqlite", settings.database)
     try:
         for outcome in outcomes:
             if outcome.status in final and is_url(outcome.source):

@@ -7,7 +7,8 @@ full", "database is locked" once its timeout has passed, "attempt to write a rea
 database"), sqlite3's DatabaseError for a damaged database file, and filelock's Timeout for
 raw/.lock held past its timeout. The CLI (flows/cli/__init__.py) and the per-source failures of
 a run (flows/jobs.failure) both ask `data_dir_error`; anything it does not recognise is a bug and
-is reported as one.
+is reported as one. A shared PostgreSQL database (INCIDENTS_DATABASE_URL) that fails is not the
+data directory: flows/store/database.py says so itself, as a DatabaseError naming its URL.
 """
 
 from __future__ import annotations

@@ -155,8 +155,8 @@ class Reviews:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.queue = QueueStore(settings.queue_dir)
-        self.records = RecordStore(settings.records_dir)
+        self.queue = QueueStore(settings.queue_dir, settings.database)
+        self.records = RecordStore(settings.records_dir, settings.database)
         self.audit = AuditLog(settings.audit_path)
         self.notes: list[journal.Note] = journal.recover(settings.data_dir)
 
@@ -224,6 +224,7 @@ class Reviews:
             cleanup=[reservation] if reservation is not None else [],
         ):
             pass
+        self.queue.indexed(saved)  # the shared index, if any, once the files are written
         return saved
 
     def _pending(self, draft_id: str, action: str, expected_version: int | None = None) -> Draft:

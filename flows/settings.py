@@ -75,6 +75,13 @@ class Settings(BaseSettings):
         description="How to reach the operator (e-mail or URL; warcinfo `contact`); "
         "INCIDENTS_USER_AGENT_CONTACT when empty.",
     )
+    # A SecretStr, as review_token: the URL may hold a password, and Prefect stores a flow run's
+    # parameters (Settings among them) in its database.
+    database_url: SecretStr = Field(
+        default=SecretStr(""),
+        description="PostgreSQL URL (postgresql://user@host/db) several workers share for the archive index, "
+        "ledger, discovery state, queue index and record ids; empty: SQLite files in raw/ (one machine)",
+    )
     dask_scheduler: str = Field(
         default="",
         description="A Dask scheduler (tcp://host:8786) to extract and draft on, instead of local processes.",
@@ -186,12 +193,30 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not an http or https URL")
         return value
 
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: SecretStr) -> SecretStr:
+        url = value.get_secret_value()
+        if url and not url.lower().startswith(("postgresql://", "postgres://")):
+            from flows.store.database import shown_url
+
+            raise ValueError(
+                f"{shown_url(url)!r}: give a postgresql://user@host/database URL "
+                "(empty: SQLite files in raw/)"
+            )
+        return value
+
     @field_validator("dask_scheduler")
     @classmethod
     def _scheduler(cls, value: str) -> str:
         if value and "://" not in value:
             raise ValueError(f"{value!r}: give the scheduler's address as tcp://host:8786")
         return value
+
+    @property
+    def database(self) -> str:
+        """INCIDENTS_DATABASE_URL as given ("" for SQLite files in raw/), for the stores to open."""
+        return self.database_url.get_secret_value()
 
     @property
     def raw_dir(self) -> Path:
@@ -300,6 +325,10 @@ def describe(
         elif isinstance(value, SecretStr):
             value = value.get_secret_value()
         shown = ("********" if value else "") if secret else str(value)
+        if name == "database_url" and value:
+            from flows.store.database import shown_url
+
+            shown = shown_url(str(value))  # never its password
         row = {"name": variable, "value": shown, "source": source, "help": field.description or ""}
         if name in bad:
             row["problem"] = bad[name]

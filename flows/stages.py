@@ -48,8 +48,8 @@ class Ingestor:
 
         self.settings = settings
         self.archive = Archive(settings)
-        self.queue = QueueStore(settings.queue_dir)
-        self.ledger = Ledger(settings.raw_dir / "ledger.sqlite")
+        self.queue = QueueStore(settings.queue_dir, settings.database)
+        self.ledger = Ledger(settings.raw_dir / "ledger.sqlite", settings.database)
         self.gate = gate
         self._fetcher = fetcher
         self._owns_fetcher = fetcher is None
@@ -71,6 +71,7 @@ class Ingestor:
             self._fetcher.close()
         self.archive.close()
         self.ledger.close()
+        self.queue.close()
 
     def _known(self, job: Job, canonical: str, digest: str) -> Outcome | None:
         """`duplicate` / `unchanged` straight from the ledger, when the bytes are the ones drafted."""

@@ -79,7 +79,7 @@ class Skipped:
 
 
 def _ledger(settings: Settings) -> Ledger:
-    return Ledger(settings.raw_dir / "ledger.sqlite")
+    return Ledger(settings.raw_dir / "ledger.sqlite", settings.database)
 
 
 def skipped_pages(settings: Settings) -> list[Skipped]:
@@ -150,7 +150,7 @@ def _unskip_one(settings: Settings, ledger: Ledger, entry: Entry, reviewer: str)
     reason = f"drafted from the skipped pages ({why})"
     step = HistoryEntry(at=now, by=reviewer, action="drafted", reason=reason)
     draft = draft.model_copy(update={"history": [*draft.history, step]})
-    queue = QueueStore(settings.queue_dir)
+    queue = QueueStore(settings.queue_dir, settings.database)
     if not queue.add(draft):  # queued before (e.g. by --no-gate): that draft stands
         draft = queue.get(draft.draft_id)
     ledger.put(Entry(entry.url, entry.digest, draft.draft_id, entry.snapshot))

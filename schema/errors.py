@@ -8,6 +8,7 @@ IngestError                 anything the user must act on (exit 1)
 ├── ExtractionError         no article text could be extracted from a page
 ├── ReviewError             a review decision that cannot be taken (unknown id, decided)
 ├── DataDirError            the data directory cannot be used now (full, read-only, I/O error, locked)
+├── DatabaseError           INCIDENTS_DATABASE_URL's server is unreachable or its schema is old (exit 2)
 └── SkipSource              a deliberate skip (robots.txt, not a postmortem), not a failure
 """
 
@@ -51,6 +52,13 @@ class ReviewError(IngestError):
 class DataDirError(IngestError):
     """The data directory failed under us (full, read-only, an I/O error, a lock held past its
     timeout), not the program: the message names it and what to do (flows/failures.py)."""
+
+
+class DatabaseError(IngestError):
+    """The configured database (INCIDENTS_DATABASE_URL) cannot be used as it is: unreachable, or
+    its schema is older or newer than this program's. A configuration problem: exit 2."""
+
+    exit_code = 2
 
 
 class SkipSource(IngestError):

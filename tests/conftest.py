@@ -51,3 +51,8 @@ def shared() -> Path:
             "is skipped"
         )
     return SHARED
+
+
+# A real PostgreSQL (tests/postgres.py): postgres_server, postgres_url, postgres_upgraded_url, and
+# database_url (both backends).
+from tests.postgres import database_url, postgres_server, postgres_upgraded_url, postgres_url  # noqa: E402, F401

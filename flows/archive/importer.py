@@ -22,6 +22,7 @@ from flows.archive.index import Index
 from flows.archive.warc import IMPORTED_DIR, capture_id, sha256_file
 from flows.fetch.content import media_type
 from flows.fetch.urls import canonicalize_url
+from flows.store.database import insert_ignore_sql
 from schema.errors import InputError
 
 if TYPE_CHECKING:
@@ -221,6 +222,9 @@ def import_file(archive: Archive, source: Path) -> Imported:
     return done
 
 
+_SKIP = insert_ignore_sql("import_skips", ("warc_file", "offset", "record_type", "url", "reason"))
+
+
 def index_entries(
     db: Any, index: Index, name: str, size: int, sha256: str, entries: list[dict[str, Any]]
 ) -> tuple[list[Capture], list[Skipped]]:
@@ -243,8 +247,7 @@ def index_entries(
             skipped_ids.add(entry["record_id"])
             item = Skipped(entry["url"], entry["type"], entry["offset"], why)
             db.execute(
-                "INSERT OR IGNORE INTO import_skips (warc_file, offset, record_type, url, reason) "
-                "VALUES (?, ?, ?, ?, ?)",
+                _SKIP,
                 (name, item.offset, item.record_type, item.url, item.reason),
             )
             skipped.append(item)
@@ -258,7 +261,7 @@ def index_entries(
 
 def _skipped_in(index: Index, name: str) -> list[Skipped]:
     rows = index.query(
-        "SELECT url, record_type, offset, reason FROM import_skips WHERE warc_file = ? ORDER BY offset",
+        'SELECT url, record_type, "offset", reason FROM import_skips WHERE warc_file = ? ORDER BY "offset"',
         (name,),
     )
     return [Skipped(row["url"], row["record_type"], row["offset"], row["reason"]) for row in rows]

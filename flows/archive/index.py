@@ -1,111 +1,42 @@
-"""raw/index.sqlite: captures, the WARC files that hold them, and link-rot checks (WAL mode)."""
+"""The archive index: captures, the WARC files that hold them, every record written, link-rot
+checks. raw/index.sqlite (WAL mode) on one machine, or the tables of INCIDENTS_DATABASE_URL's
+PostgreSQL database; its schema is flows/store/migrations/index/."""
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from flows.archive.capture import Capture
-from flows.store.sqlite import in_chunks
+from flows.store.database import (
+    Database,
+    Row,
+    SqliteDatabase,
+    in_chunks,
+    insert_ignore_sql,
+    open_component,
+    quote,
+    upsert_sql,
+)
 from schema.errors import ArchiveError
 
 INDEX_NAME = "index.sqlite"
-# Seconds a write waits for another process's write to end before "database is locked" (which
-# flows/failures.py turns into one line naming the data directory).
-BUSY_TIMEOUT = 60.0
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS captures (
-    id TEXT PRIMARY KEY,
-    url TEXT NOT NULL,
-    canonical_url TEXT NOT NULL,
-    captured_at TEXT NOT NULL,
-    status INTEGER,
-    mime TEXT,
-    payload_sha256 TEXT,
-    payload_digest TEXT,
-    warc_file TEXT NOT NULL,
-    offset INTEGER NOT NULL,
-    length INTEGER NOT NULL,
-    revisit_of TEXT,
-    kind TEXT NOT NULL,
-    record_id TEXT NOT NULL,
-    content_type TEXT,
-    etag TEXT,
-    last_modified TEXT,
-    source_path TEXT,
-    requested_url TEXT
-);
-CREATE INDEX IF NOT EXISTS captures_canonical ON captures (canonical_url, captured_at);
-CREATE INDEX IF NOT EXISTS captures_url ON captures (url, captured_at);
-CREATE INDEX IF NOT EXISTS captures_digest ON captures (canonical_url, payload_digest);
--- latest() asks for a URL as canonical, as given or as first requested (before redirects): one
--- OR over three columns, which SQLite answers from indexes only when all three have one (without
--- this, every fetch scanned the whole table). record_id: the importer's revisit lookups.
-CREATE INDEX IF NOT EXISTS captures_requested ON captures (requested_url, captured_at);
-CREATE INDEX IF NOT EXISTS captures_record ON captures (record_id);
-CREATE TABLE IF NOT EXISTS warc_files (
-    name TEXT PRIMARY KEY,      -- relative to raw/
-    origin TEXT NOT NULL,       -- written | imported
-    size INTEGER NOT NULL,      -- bytes of complete records; a longer file has a torn tail
-    closed INTEGER NOT NULL,    -- 1: never appended to again
-    sha256 TEXT                 -- imported files: digest of the file as copied in
-);
--- Records of imported files that are not captures of web pages (metadata://, dns:, directory
--- listings...), and why; added after the first release: CREATE IF NOT EXISTS is its migration.
-CREATE TABLE IF NOT EXISTS import_skips (
-    warc_file TEXT NOT NULL,
-    offset INTEGER NOT NULL,
-    record_type TEXT NOT NULL,
-    url TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    PRIMARY KEY (warc_file, offset)
-);
--- Every record we write, of every type (warcinfo, request, response, metadata...): where it is
--- and the sha256 of its stored bytes (the gzip member), so `archive verify` catches a forged or
--- damaged record in a file still open for appending (a closed file also has its whole sha256).
--- Added after the first release: records written before it are checked as they were.
-CREATE TABLE IF NOT EXISTS records (
-    warc_file TEXT NOT NULL,
-    offset INTEGER NOT NULL,
-    length INTEGER NOT NULL,
-    record_type TEXT NOT NULL,
-    record_id TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    PRIMARY KEY (warc_file, offset)
-);
-CREATE TABLE IF NOT EXISTS link_checks (
-    canonical_url TEXT PRIMARY KEY,
-    checked_at TEXT NOT NULL,
-    result TEXT NOT NULL,       -- unchanged | changed | gone | failed
-    detail TEXT,
-    first_gone_at TEXT
-);
-"""
 
 _FIELDS = tuple(Capture.__dataclass_fields__)
-
-
-def _open_read_only(path: Path) -> sqlite3.Connection:
-    """The index opened for reading only: mode=ro reads the WAL when its shared-memory file can
-    be had; in a read-only folder without one, only immutable=1 opens (the folder is a snapshot:
-    nothing can write to it, so there is nothing to miss)."""
-    uri = path.resolve().as_uri()
-    for query in ("mode=ro", "immutable=1"):
-        db = sqlite3.connect(
-            f"{uri}?{query}", uri=True, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
-        )
-        try:
-            db.execute("SELECT count(*) FROM captures").fetchone()
-        except sqlite3.OperationalError:
-            db.close()
-            continue
-        return db
-    raise sqlite3.OperationalError(f"cannot open {path} for reading")
+_INSERT = insert_ignore_sql("captures", _FIELDS)
+_RECORD = upsert_sql(
+    "records",
+    ("warc_file", "offset", "length", "record_type", "record_id", "sha256"),
+    ("warc_file", "offset"),
+)
+UPSERT_CHECK = upsert_sql(
+    "link_checks", ("canonical_url", "checked_at", "result", "detail", "first_gone_at"), ("canonical_url",)
+)
+_OFFSET = quote("offset")
 
 
 def warc_files_in(raw: Path) -> list[str]:
@@ -136,59 +67,53 @@ def lost_index(path: Path) -> str | None:
 class Index:
     """A thread-safe handle on the index; every writer also holds raw/.lock (see warc.py).
 
-    A missing index beside WARC files is an ArchiveError pointing to `archive reindex`, never a
-    new empty index; `fresh=True` (the rebuild itself) creates one wherever it is asked to."""
+    `database_url` (Settings.database_url): the index lives in that PostgreSQL database, not in
+    `path`. A missing SQLite index beside WARC files is an ArchiveError pointing to `archive
+    reindex`, never a new empty index; `fresh=True` (the rebuild itself) creates one wherever it
+    is asked to."""
 
-    def __init__(self, path: Path, *, fresh: bool = False) -> None:
+    def __init__(self, path: Path, *, fresh: bool = False, database_url: str = "") -> None:
+        self.read_only = False
+        if database_url:
+            self._db: Database = open_component(database_url, "index")
+            return
         why = None if fresh else lost_index(path)
         if why:
             raise ArchiveError(why)
+        # A read-only data directory (a snapshot, a mount): list, show and verify still read it.
         self.read_only = path.exists() and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK))
-        if self.read_only:
-            # A read-only data directory (a snapshot, a mount): list, show and verify still read it.
-            self._db = _open_read_only(path)
-        else:
-            self._db = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT, check_same_thread=False, isolation_level=None
-            )
-        self._db.row_factory = sqlite3.Row
-        self._lock = threading.RLock()
-        if self.read_only:
-            return
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
+        self._db = open_component(path, "index", read_only=self.read_only)
+
+    @property
+    def database(self) -> Database:
+        return self._db
 
     def close(self) -> None:
         self._db.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+    def transaction(self) -> Iterator[Database]:
+        """A write transaction; `execute` on what it yields (and `query` in this thread) sees it."""
+        with self._db.transaction() as db:
+            yield db
 
-    def query(self, sql: str, params: tuple[object, ...] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._db.execute(sql, params).fetchall()
+    def query(self, sql: str, params: tuple[object, ...] = ()) -> list[Row]:
+        return self._db.all(sql, params)
+
+    def checkpoint(self) -> None:
+        """Fold a SQLite index's WAL into its file (before it is moved); nothing on PostgreSQL."""
+        if isinstance(self._db, SqliteDatabase):
+            self._db.checkpoint()
 
     # -- captures ----------------------------------------------------------------------------
 
     @staticmethod
-    def insert(db: sqlite3.Connection, capture: Capture) -> None:
-        values = tuple(getattr(capture, name) for name in _FIELDS)
-        marks = ", ".join("?" for _ in _FIELDS)
-        db.execute(f"INSERT OR IGNORE INTO captures ({', '.join(_FIELDS)}) VALUES ({marks})", values)
+    def insert(db: Database, capture: Capture) -> None:
+        db.execute(_INSERT, tuple(getattr(capture, name) for name in _FIELDS))
 
     @staticmethod
     def insert_record(
-        db: sqlite3.Connection,
+        db: Database,
         warc_file: str,
         offset: int,
         length: int,
@@ -196,20 +121,17 @@ class Index:
         record_id: str,
         sha256: str,
     ) -> None:
-        db.execute(
-            "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
-            (warc_file, offset, length, record_type, record_id, sha256),
-        )
+        db.execute(_RECORD, (warc_file, offset, length, record_type, record_id, sha256))
 
-    def records(self) -> list[sqlite3.Row]:
+    def records(self) -> list[Row]:
         """Every record written here, by file and offset (see the `records` table)."""
         try:
-            return self.query("SELECT * FROM records ORDER BY warc_file, offset")
+            return self.query(f"SELECT * FROM records ORDER BY warc_file, {_OFFSET}")
         except sqlite3.OperationalError:  # a read-only index from before the table existed
             return []
 
     @staticmethod
-    def _capture(row: sqlite3.Row) -> Capture:
+    def _capture(row: Row) -> Capture:
         return Capture(**{name: row[name] for name in _FIELDS})
 
     def get(self, capture_id: str) -> Capture | None:
@@ -225,7 +147,7 @@ class Index:
         rows = self.query(
             f"SELECT * FROM captures WHERE (canonical_url = ? OR url = ? OR requested_url = ?) "
             f"AND kind IN ({marks}) "
-            "ORDER BY captured_at DESC, rowid DESC LIMIT 1",
+            f"ORDER BY captured_at DESC, {self._db.row_order} DESC LIMIT 1",
             (url, url, url, *kinds),
         )
         return self._capture(rows[0]) if rows else None
@@ -237,7 +159,7 @@ class Index:
         marks = ", ".join("?" for _ in kinds)
         for chunk, ins in in_chunks(wanted, lists=3):
             rows = self.query(
-                f"SELECT rowid AS row_number, * FROM captures WHERE kind IN ({marks}) AND "
+                f"SELECT {self._db.row_order} AS row_number, * FROM captures WHERE kind IN ({marks}) AND "
                 f"(canonical_url IN ({ins}) OR url IN ({ins}) OR requested_url IN ({ins}))",
                 (*kinds, *chunk, *chunk, *chunk),
             )
@@ -252,7 +174,8 @@ class Index:
         """The first capture of this URL whose stored payload has this digest (for revisits)."""
         rows = self.query(
             "SELECT * FROM captures WHERE canonical_url = ? AND payload_digest = ? "
-            "AND kind IN ('response', 'resource', 'imported') ORDER BY captured_at, rowid LIMIT 1",
+            f"AND kind IN ('response', 'resource', 'imported') ORDER BY captured_at, {self._db.row_order} "
+            "LIMIT 1",
             (canonical_url, digest),
         )
         return self._capture(rows[0]) if rows else None
@@ -262,20 +185,20 @@ class Index:
             escaped = url_prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             rows = self.query(
                 "SELECT * FROM captures WHERE url LIKE ? ESCAPE '\\' OR canonical_url LIKE ? ESCAPE '\\' "
-                "ORDER BY captured_at, rowid",
+                f"ORDER BY captured_at, {self._db.row_order}",
                 (escaped + "%", escaped + "%"),
             )
         else:
-            rows = self.query("SELECT * FROM captures ORDER BY captured_at, rowid")
+            rows = self.query(f"SELECT * FROM captures ORDER BY captured_at, {self._db.row_order}")
         return [self._capture(row) for row in rows]
 
     def in_file(self, warc_file: str) -> list[Capture]:
-        rows = self.query("SELECT * FROM captures WHERE warc_file = ? ORDER BY offset", (warc_file,))
+        rows = self.query(f"SELECT * FROM captures WHERE warc_file = ? ORDER BY {_OFFSET}", (warc_file,))
         return [self._capture(row) for row in rows]
 
     # -- files -------------------------------------------------------------------------------
 
-    def files(self) -> list[sqlite3.Row]:
+    def files(self) -> list[Row]:
         return self.query("SELECT * FROM warc_files ORDER BY name")
 
     def file_with_sha256(self, sha256: str) -> str | None:
@@ -284,7 +207,7 @@ class Index:
 
     # -- link checks -------------------------------------------------------------------------
 
-    def link_check(self, canonical_url: str) -> sqlite3.Row | None:
+    def link_check(self, canonical_url: str) -> Row | None:
         rows = self.query("SELECT * FROM link_checks WHERE canonical_url = ?", (canonical_url,))
         return rows[0] if rows else None
 
@@ -299,8 +222,5 @@ class Index:
                 first_gone = first_gone or checked_at
             elif result in ("unchanged", "changed"):
                 first_gone = None
-            db.execute(
-                "INSERT OR REPLACE INTO link_checks VALUES (?, ?, ?, ?, ?)",
-                (canonical_url, checked_at, result, detail, first_gone),
-            )
+            db.execute(UPSERT_CHECK, (canonical_url, checked_at, result, detail, first_gone))
         return first_gone

@@ -1,4 +1,5 @@
-"""`archive reindex`: rebuild raw/index.sqlite from the WARC files alone, with the same capture ids.
+"""`archive reindex`: rebuild the archive index from the WARC files alone, with the same capture ids
+(raw/index.sqlite, or the shared database's index tables when INCIDENTS_DATABASE_URL is set).
 
 The WARC files hold everything a capture's index row says (capture ids are derived from the
 WARC-Record-ID, see warc.capture_id): a fetch is its request, response (or revisit) and metadata
@@ -28,7 +29,7 @@ from filelock import FileLock
 from warcio.archiveiterator import ArchiveIterator
 
 from flows.archive.capture import Capture, Kind
-from flows.archive.index import INDEX_NAME, Index, warc_files_in
+from flows.archive.index import INDEX_NAME, UPSERT_CHECK, Index, warc_files_in
 from flows.archive.warc import IMPORTED_DIR, WARC_DIR, capture_id, parse_warc_fields, sha256_file
 from flows.fetch.content import media_type, sniff
 from flows.fetch.urls import canonicalize_url
@@ -392,7 +393,7 @@ def _carry_over(index: Index, old: Path, done: Rebuilt) -> None:
                 "UPDATE captures SET source_path = ? WHERE id = ?", (source_path, cid)
             ).rowcount
         for row in checks:
-            db.execute("INSERT OR REPLACE INTO link_checks VALUES (?, ?, ?, ?, ?)", tuple(row))
+            db.execute(UPSERT_CHECK, tuple(row))
     done.carried = {"saved page paths": moved, "link checks": len(checks)}
 
 
@@ -410,8 +411,36 @@ def _set_aside(path: Path, stamp: str) -> str | None:
     return kept
 
 
-def reindex(raw: Path, max_bytes: int) -> Rebuilt:
-    """Rebuild raw/index.sqlite from raw/'s WARC files; the old index is kept beside it."""
+def _replace_shared(built: Path, database_url: str, done: Rebuilt) -> None:
+    """The shared database's index tables replaced by the rebuilt SQLite index's, in one
+    transaction; what only the index knew (link checks, saved pages' local paths) stays."""
+    from flows.store.admin import copy_table
+    from flows.store.database import Database, open_component
+
+    source = Database.open(built)
+    target = open_component(database_url, "index")
+    try:
+        with target.transaction():
+            paths = target.all("SELECT id, source_path FROM captures WHERE source_path IS NOT NULL")
+            checks = target.one("SELECT count(*) FROM link_checks")
+            for table in ("records", "import_skips", "captures", "warc_files"):
+                target.execute(f"DELETE FROM {table}")
+            for table in ("warc_files", "captures", "import_skips", "records"):
+                copy_table(source, target, table)
+            moved = sum(
+                target.execute("UPDATE captures SET source_path = ? WHERE id = ?", (row[1], row[0])).rowcount
+                for row in paths
+            )
+    finally:
+        source.close()
+        target.close()
+    done.old_readable = True
+    done.carried = {"saved page paths": moved, "link checks": int(checks[0]) if checks else 0}
+
+
+def reindex(raw: Path, max_bytes: int, database_url: str = "") -> Rebuilt:
+    """Rebuild raw/index.sqlite from raw/'s WARC files; the old index is kept beside it. With
+    `database_url`, the shared database's index is rebuilt (in one transaction) instead."""
     done = Rebuilt()
     target = raw / INDEX_NAME
     tmp = raw / f".{INDEX_NAME}.rebuild"
@@ -435,11 +464,16 @@ def reindex(raw: Path, max_bytes: int) -> Rebuilt:
                     _index_imported(index, raw, name, done)
                 else:
                     _index_written(index, raw, name, name == newest, max_bytes, done)
-            if target.exists():
+            if target.exists() and not database_url:
                 _carry_over(index, target, done)
-            index.query("PRAGMA wal_checkpoint(TRUNCATE)")
+            index.checkpoint()
         finally:
             index.close()
+        if database_url:
+            _replace_shared(tmp, database_url, done)
+            for suffix in ("", "-wal", "-shm"):
+                tmp.with_name(tmp.name + suffix).unlink(missing_ok=True)
+            return done
         stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S")
         done.old_index = _set_aside(target, stamp)
         for suffix in ("-wal", "-shm"):

@@ -45,7 +45,7 @@ class Archive:
         self.settings = settings
         self.raw = settings.raw_dir
         self.raw.mkdir(parents=True, exist_ok=True)
-        self.index = Index(self.raw / "index.sqlite")
+        self.index = Index(self.raw / "index.sqlite", database_url=settings.database)
         self._appender = WarcAppender(self.raw, self.index, settings.warc_max_bytes, run_info(settings))
 
     def __enter__(self) -> Archive:

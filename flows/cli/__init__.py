@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from flows.cli import archive, draft, extract, help, ingest, learn, library, review, schedule, validate
+from flows.cli import archive, db, draft, extract, help, ingest, learn, library, review, schedule, validate
 from flows.cli import settings as settings_cmd
 from flows.cli.common import error
 from flows.settings import VERSION
@@ -46,6 +46,7 @@ def _root(
 
 app.add_typer(review.app, name="review")
 app.add_typer(archive.app, name="archive")
+app.add_typer(db.app, name="db")
 ingest.register(app)
 schedule.register(app)
 extract.register(app)

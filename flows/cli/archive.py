@@ -121,20 +121,22 @@ def reindex(as_json: JsonFlag = False, data_dir: DataDir = None) -> None:
     index, if any, is kept beside it as index.sqlite.replaced-STAMP. Exit 1 when a WARC file
     could not be read whole (its readable records are indexed; `archive verify` says more)."""
     from flows.archive.reindex import reindex as run_reindex
+    from flows.store.database import shown_url
 
     settings = make_settings(data_dir)
     raw = settings.raw_dir
     if not raw.is_dir():
         raise InputError(f"{raw} does not exist: nothing to reindex (check --data-dir)")
-    done = run_reindex(raw, settings.warc_max_bytes)
+    done = run_reindex(raw, settings.warc_max_bytes, settings.database)
     if as_json:
         print(json.dumps(done.as_dict(), indent=1))
     else:
         for problem in done.problems:
             print(f"problem: {problem}")
         kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(done.captures.items()))
+        where = shown_url(settings.database) if settings.database else raw / "index.sqlite"
         print(
-            f"rebuilt {raw / 'index.sqlite'}: {done.files} WARC files, {done.total} captures"
+            f"rebuilt {where}: {done.files} WARC files, {done.total} captures"
             + (f" ({kinds})" if kinds else "")
             + (f", {done.skipped} imported records skipped" if done.skipped else "")
         )

@@ -59,8 +59,8 @@ from flows.library.terms import (
 from flows.library.tokens import Word, fts_query, query_words, snippet, term_text, tokens
 from flows.related import GENERIC_CAUSES, GENERIC_COMPONENTS, WEIGHTS, rank_related
 from flows.settings import Settings
+from flows.store.database import in_chunks
 from flows.store.records import RECORD_FILE
-from flows.store.sqlite import in_chunks
 from schema.record import Record
 from schema.vocab import vocabulary
 

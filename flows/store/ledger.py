@@ -1,4 +1,5 @@
-"""raw/ledger.sqlite: per source URL, the last snapshot digest and the draft made from it.
+"""raw/ledger.sqlite (or INCIDENTS_DATABASE_URL's `sources` table): per source URL, the last
+snapshot digest and the draft made from it.
 
 A derived index for speed: a re-run decides `duplicate` / `unchanged` without extracting again.
 Losing it costs only speed: the queue's content-derived draft ids still catch every duplicate.
@@ -8,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 
-from flows.store.sqlite import SqliteStore, in_chunks
+from flows.store.database import Store, in_chunks
 
 _SELECT = "SELECT url, digest, draft_id, snapshot, skipped FROM sources"
 
@@ -24,13 +24,10 @@ class Entry:
     skipped: str | None = None  # why the gate left it out, when it did
 
 
-class Ledger(SqliteStore):
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            path,
-            "CREATE TABLE IF NOT EXISTS sources (url TEXT PRIMARY KEY, digest TEXT NOT NULL,"
-            " draft_id TEXT NOT NULL, snapshot TEXT, skipped TEXT)",
-        )
+class Ledger(Store):
+    """Its schema: flows/store/migrations/ledger/."""
+
+    component = "ledger"
 
     def get(self, url: str) -> Entry | None:
         row = self.one(f"{_SELECT} WHERE url = ?", (url,))

@@ -1,4 +1,6 @@
-"""records/IL-NNNN.json: approved records, one pretty-printed file each, ids allocated under a lock."""
+"""records/IL-NNNN.json: approved records, one pretty-printed file each, ids allocated under a lock:
+a file lock in records/ on one machine, or the counter row of INCIDENTS_DATABASE_URL's database
+(`record_ids`, migrations/review/) when several machines approve into one records/ folder."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ except ImportError:  # not POSIX
 from flows.store import faults
 from flows.store.atomic import create_bytes, dumps_model, file_lock
 from flows.store.damaged import load
+from flows.store.database import Database, open_component
 from schema.record import Record
 
 RECORD_FILE = re.compile(r"^IL-(\d{4,})\.json$")
@@ -39,10 +42,22 @@ def record_text(record: Record) -> str:
     return dumps_model(record)
 
 
+# The counter row's update: its row lock is held until the allocating transaction ends; `floor`
+# (the highest id in records/) keeps it past ids written while no database was configured.
+_NEXT = "UPDATE record_ids SET last = GREATEST(last, ?) + 1 WHERE name = 'IL' RETURNING last"
+
+
+def set_counter(db: Database, highest: int) -> None:
+    """The shared counter at least `highest` (`incidents db copy`: the ids records/ already has)."""
+    db.execute("UPDATE record_ids SET last = GREATEST(last, ?) WHERE name = 'IL'", (highest,))
+
+
 class RecordStore:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, database_url: str = "") -> None:
         self.folder = folder
         self._local = _local_lock(folder)
+        self._database_url = database_url
+        self._database: Database | None = None  # opened by the first allocation
 
     def _lock(self) -> AbstractContextManager[None]:
         return file_lock(self.folder / ".records.lock")
@@ -107,6 +122,8 @@ class RecordStore:
             os.close(fd)
 
     def _allocate(self, build: Callable[[str], Record], seen: int) -> tuple[Record, Path, int]:
+        if self._database_url:
+            return self._allocate_shared(build, seen)
         with self._local, self._lock():
             number = seen + 1
             # The reservation first: a writer links its record, then removes its reservation, so
@@ -123,6 +140,23 @@ class RecordStore:
             reservation = self._reservation(record_id)
             # No fsync: after a crash the record is either durable (and the reservation moot) or
             # not written, and then a surviving reservation only skips its id.
+            fd = os.open(reservation, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return record, reservation, fd
+
+    def _allocate_shared(self, build: Callable[[str], Record], seen: int) -> tuple[Record, Path, int]:
+        """The next id from the database's counter row, in a transaction that `build` raising
+        rolls back (no id spent); the reservation file as on one machine, for the journal."""
+        if self._database is None:
+            self._database = open_component(self._database_url, "review")
+        with self._local, self._database.transaction() as db:
+            row = db.execute(_NEXT, (seen,)).fetchone()
+            record_id = f"IL-{int(row[0]):04d}"
+            record = build(record_id)
+            if record.id != record_id:
+                raise ValueError(f"build() made {record.id} for id {record_id}: it must use the id given")
+            reservation = self._reservation(record_id)
             fd = os.open(reservation, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             if fcntl is not None:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

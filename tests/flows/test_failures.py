@@ -95,12 +95,12 @@ def test_a_locked_index_is_one_line_and_exit_1(
     tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`archive import` while another process holds the index's write lock past the timeout."""
-    import flows.archive.index
+    import flows.store.database
 
     foreign = tmp_path / "crawl.warc.gz"
     write_foreign_warc(foreign)
     assert run(capsys, "archive", "list").code == 0  # the index exists
-    monkeypatch.setattr(flows.archive.index, "BUSY_TIMEOUT", 0.5)
+    monkeypatch.setattr(flows.store.database, "BUSY_TIMEOUT", 0.5)
     hold = (
         "import sqlite3, sys, time\n"
         f"db = sqlite3.connect({str(data_dir / 'raw' / 'index.sqlite')!r}, isolation_level=None)\n"

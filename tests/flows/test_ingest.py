@@ -301,7 +301,10 @@ def test_a_rerun_of_304s_asks_sqlite_once_a_batch_not_once_a_source(data_dir: Pa
         first.close()
         again = Ingestor(settings)
         queries: list[str] = []
-        for db in (again.archive.index._db, again.ledger._db):  # to count the queries
+        for db in (
+            again.archive.index.database.connection,
+            again.ledger.database.connection,
+        ):  # count queries
             db.set_trace_callback(
                 lambda sql: queries.append(sql) if sql.lstrip().startswith("SELECT") else None
             )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import flows.store.sqlite as sqlite_module
+import flows.store.database as sqlite_module
 from flows.archive.capture import Capture
 from flows.archive.index import Index
 
@@ -19,7 +19,7 @@ def plans(tmp_path: Path):  # type: ignore[no-untyped-def]
     """The index, and the query plan of every statement it runs."""
     index = Index(tmp_path / "index.sqlite")
     seen: list[str] = []
-    index._db.set_trace_callback(seen.append)  # to see the SQL the methods run
+    index.database.connection.set_trace_callback(seen.append)  # to see the SQL the methods run
 
     def plan_of_last() -> str:
         probe = sqlite3.connect(tmp_path / "index.sqlite")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import flows.store.sqlite as sqlite_module
+import flows.store.database as sqlite_module
 from flows.store.ledger import Entry, Ledger
 
 

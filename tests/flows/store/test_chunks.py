@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from flows.store.sqlite import MAX_VARIABLES, in_chunks
+from flows.store.database import MAX_VARIABLES, in_chunks
 
 
 @pytest.mark.parametrize("lists", [1, 3])
