@@ -29,14 +29,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from flows.archive.capture import Capture, Kind
 from flows.archive.index import INDEX_NAME, Index, warc_files_in
-from flows.archive.warc import (
-    IMPORTED_DIR,
-    WARC_DIR,
-    capture_id,
-    parse_warc_fields,
-    sha256_file,
-    writer_of,
-)
+from flows.archive.warc import IMPORTED_DIR, WARC_DIR, capture_id, parse_warc_fields, sha256_file, writer_of
 from flows.fetch.content import media_type, sniff
 from flows.fetch.urls import canonicalize_url
 from flows.store.atomic import fsync_dir

@@ -162,3 +162,41 @@ def test_a_gone_writers_file_is_closed_on_its_host_and_left_alone_elsewhere(data
         writer_of(p.warc_file).host == "elsewhere.example" and "interrupted write" in p.problem  # type: ignore[union-attr]
         for p in problems
     ), problems
+
+
+def test_reindex_leaves_each_writers_newest_file_open_for_its_host_to_close(data_dir: Path) -> None:
+    from flows.archive.reindex import reindex
+
+    procs = [_writer(data_dir, who, 0) for who in ("x", "y")]
+    for proc in procs:
+        assert proc.stdout is not None
+        for _ in range(3):
+            proc.stdout.readline()
+    for proc in procs:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    settings = Settings(data_dir=data_dir)
+    reindex(settings.raw_dir, settings.warc_max_bytes)
+    with Archive(settings) as archive:
+        still_open = {writer_of(row["name"]).pid for row in archive.index.files() if not row["closed"]}  # type: ignore[union-attr]
+        assert still_open == {proc.pid for proc in procs}  # not only the newest file of all
+        archive.store_resource(b"<p>after</p>", url="https://example.org/after", content_type="text/html")
+        # both writers are gone from this host: their files closed, any torn tail cut
+        assert verify(archive.raw, archive.index).ok
+        assert len(archive.captures()) >= 7
+
+
+def test_export_packages_every_writers_files(data_dir: Path) -> None:
+    import zipfile
+
+    from flows.archive.wacz import export_wacz
+
+    procs = [_writer(data_dir, who, 8) for who in ("p", "q")]
+    assert [p.wait(timeout=180) for p in procs] == [0, 0]
+    files = warc_files(data_dir / "raw")
+    assert len({writer_of(p.name) for p in files}) == 2
+    with Archive(Settings(data_dir=data_dir)) as archive:
+        assert export_wacz(archive, data_dir / "out.wacz") == len(files)
+    with zipfile.ZipFile(data_dir / "out.wacz") as wacz:
+        packed = {Path(n).name for n in wacz.namelist() if n.startswith("archive/")}
+    assert packed == {p.name for p in files}
