@@ -205,7 +205,6 @@ class Owner:
         self.pid = os.getpid()
         self.serial = 0
         self.current: str | None = None  # the open file, relative to raw/
-        self.reaped = False  # files abandoned by gone writers of this host were closed
 
     @classmethod
     def of(cls, raw_dir: Path) -> Owner:
@@ -414,9 +413,6 @@ class WarcAppender:
     def _current(self, db: Any) -> str:
         """This process's open file, its torn tail cut; a new one when it is full or damaged."""
         owner = self._owner
-        if not owner.reaped:
-            close_abandoned(self._raw, db)
-            owner.reaped = True
         if owner.current is not None:
             row = db.execute(
                 "SELECT size, closed FROM warc_files WHERE name = ?", (owner.current,)
@@ -429,6 +425,8 @@ class WarcAppender:
                 # Full, or shorter than we wrote (damaged): leave it for `verify` to report. A
                 # full one's digest is recorded as it is closed, so later changes are caught.
                 _close(self._raw, db, name, whole=actual == row["size"])
+        # Each new file of ours is a moment to close what gone writers of this host left open.
+        close_abandoned(self._raw, db)
         name = owner.next_name()
         (self._raw / WARC_DIR).mkdir(parents=True, exist_ok=True)
         (self._raw / name).touch()

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -70,14 +71,18 @@ def _listing(tmp_path: Path, name: str, urls: list[str]) -> Path:
 
 def _wait(what: str, ready: Callable[[], bool], *watched: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + WAIT
+    last: Exception | None = None
     while time.monotonic() < deadline:
         for proc in watched:
             if proc.poll() is not None:
                 pytest.fail(f"{proc.args[:4]} exited with {proc.returncode} while waiting for {what}")
-        if ready():
-            return
+        try:
+            if ready():
+                return
+        except httpx.HTTPError as exc:  # a busy server on a loaded machine: ask again
+            last = exc
         time.sleep(0.5)
-    pytest.fail(f"no {what} within {WAIT:.0f}s")
+    pytest.fail(f"no {what} within {WAIT:.0f}s (last error: {last})")
 
 
 def _prefect(env: dict[str, str], *args: str) -> str:
@@ -144,26 +149,38 @@ def _stop(proc: subprocess.Popen[str]) -> None:
 
 
 class Api:
+    """The Prefect server's REST API, asked again for a while when a loaded server stumbles."""
+
     def __init__(self, url: str) -> None:
         self.url = url
 
+    def _ask(self, method: str, path: str, body: object = None) -> Any:
+        for attempt in range(20):
+            try:
+                reply = httpx.request(method, f"{self.url}{path}", json=body, timeout=10)
+                if reply.status_code < 500:
+                    reply.raise_for_status()
+                    return reply.json()
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5 * (attempt + 1))
+        pytest.fail(f"the Prefect server kept failing {method} {path}")
+
     def deployment_id(self) -> str:
-        reply = httpx.get(f"{self.url}/deployments/name/ingest/ingest-daily", timeout=10)
-        reply.raise_for_status()
-        return str(reply.json()["id"])
+        return str(self._ask("GET", "/deployments/name/ingest/ingest-daily")["id"])
 
     def run(self, deployment: str, listing: Path, data_dir: Path) -> str:
         params = {"request": {"from_file": str(listing)}, "data_dir": str(data_dir)}
-        reply = httpx.post(
-            f"{self.url}/deployments/{deployment}/create_flow_run", json={"parameters": params}, timeout=10
-        )
-        reply.raise_for_status()
-        return str(reply.json()["id"])
+        made = self._ask("POST", f"/deployments/{deployment}/create_flow_run", {"parameters": params})
+        return str(made["id"])
+
+    def workers(self) -> int:
+        """How many workers of the pool are online (each has sent its first heartbeat)."""
+        found = self._ask("POST", "/work_pools/incidents/workers/filter", {})
+        return sum(w.get("status") == "ONLINE" for w in found)
 
     def state(self, run: str) -> str:
-        reply = httpx.get(f"{self.url}/flow_runs/{run}", timeout=10)
-        reply.raise_for_status()
-        return str(reply.json()["state_type"])
+        return str(self._ask("GET", f"/flow_runs/{run}")["state_type"])
 
     def done(self, *runs: str) -> bool:
         states = [self.state(run) for run in runs]
@@ -247,6 +264,8 @@ def test_two_workers_share_a_data_directory_and_a_killed_one_resumes(
             workers = [
                 _start(env, log, "worker", "start", "--pool", "incidents", "--limit", "1") for log in logs
             ]
+            # Both polling before any run exists, else the first one up could take both in turn.
+            _wait("two workers online", lambda: api.workers() == 2, server, *workers)
 
             # Round 1: overlapping sources (20-29 in both), one run on each worker.
             runs = [
