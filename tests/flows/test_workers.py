@@ -39,18 +39,21 @@ WAIT = 300.0  # a fresh server migrates its database first; a loaded CI machine 
 TEMPLATE = (DATA / "pipeline" / "en-queue-outage.html").read_text(encoding="utf-8")
 
 
-@pytest.fixture(params=["sqlite"])
+@pytest.fixture(params=["sqlite"])  # add "postgresql" once tests/postgres.py has landed
 def data_backend(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
     """The environment that selects where the data directory's state lives, for every process.
 
     "sqlite": the embedded default (index, ledger and discovery state in the data directory).
-    PostgreSQL plugs in here once the database layer has landed: add "postgresql" to `params`
-    and yield {"INCIDENTS_DATABASE_URL": <the URL from the PostgreSQL fixture in tests/postgres.py>}
-    (a fresh database per test, upgraded with `incidents db upgrade`); the test is the same."""
+    "postgresql": a fresh database from tests/postgres.py's `postgres_url`, upgraded with
+    `incidents db upgrade`; the test is the same. PostgreSQL plugs in by adding "postgresql" to
+    `params` once the database layer (tests/postgres.py, `incidents db`) has landed."""
     if request.param == "sqlite":
         yield {}
-    else:  # pragma: no cover - see the docstring
-        pytest.fail(f"no data backend {request.param!r} yet")
+    else:  # "postgresql": needs tests/postgres.py (its postgres_url fixture) from the database layer
+        url = request.getfixturevalue("postgres_url")
+        env = {**os.environ, "INCIDENTS_DATABASE_URL": url}
+        subprocess.run([sys.executable, "-m", "flows", "db", "upgrade"], env=env, cwd=ROOT, check=True)
+        yield {"INCIDENTS_DATABASE_URL": url}
 
 
 def _serve_posts(server: LoopbackServer, first: int, last: int, delay: float = 0.0) -> list[str]:
