@@ -30,7 +30,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from flows.archive.capture import Capture, Kind
 from flows.archive.index import INDEX_NAME, UPSERT_CHECK, Index, warc_files_in
-from flows.archive.warc import IMPORTED_DIR, WARC_DIR, capture_id, parse_warc_fields, sha256_file
+from flows.archive.warc import IMPORTED_DIR, WARC_DIR, capture_id, parse_warc_fields, sha256_file, writer_of
 from flows.fetch.content import media_type, sniff
 from flows.fetch.urls import canonicalize_url
 from flows.store.atomic import fsync_dir
@@ -350,8 +350,8 @@ def _index_written(index: Index, raw: Path, name: str, newest: bool, max_bytes: 
     path = raw / name
     records, end, whole = _read_written(path, name, done.problems)
     frozen = not (path.stat().st_mode & 0o222)
-    # Only the newest file we wrote may be appended to again (the appender cuts what lies past
-    # `end` first, as after any interrupted write); the others are closed for good.
+    # Only a writer's newest file may be appended to again (its writer, or the next one on its
+    # host once it is gone, cuts what lies past `end` first); the others are closed for good.
     open_for_append = newest and not frozen and end < max_bytes
     digest = sha256_file(path) if whole and not open_for_append else None
     with index.transaction() as db:
@@ -454,8 +454,9 @@ def reindex(raw: Path, max_bytes: int, database_url: str = "") -> Rebuilt:
                 "`incidents archive import` it if it belongs to the archive"
             )
             names.remove(name)
-        written = sorted(n for n in names if n.startswith(f"{WARC_DIR}/"))
-        newest = written[-1] if written else None
+        # Each writer (host and process) appends only to its newest file: one per writer.
+        newest_of = {writer_of(n): n for n in sorted(n for n in names if n.startswith(f"{WARC_DIR}/"))}
+        newest = set(newest_of.values())
         index = Index(tmp, fresh=True)
         try:
             for name in _order(raw, names):
@@ -463,7 +464,7 @@ def reindex(raw: Path, max_bytes: int, database_url: str = "") -> Rebuilt:
                 if name.startswith(f"{IMPORTED_DIR}/"):
                     _index_imported(index, raw, name, done)
                 else:
-                    _index_written(index, raw, name, name == newest, max_bytes, done)
+                    _index_written(index, raw, name, name in newest, max_bytes, done)
             if target.exists() and not database_url:
                 _carry_over(index, target, done)
             index.checkpoint()

@@ -1,4 +1,11 @@
-"""Appending WARC/1.1 records (gzip per record) under raw/.lock, with size rotation."""
+"""Appending WARC/1.1 records (gzip per record) to files this process owns, with size rotation.
+
+Each writing process appends only to WARC files it created, named by the time it started
+writing, its host and its process id (`incidents-<stamp>-<host>-<pid>-<serial>.warc.gz`), so
+processes on several machines can share one raw/ directory without any lock on the files: the
+only thing they share is the index, and its database does the locking. A process never
+appends to another's file; a file left open by a process that is gone is closed by the next
+writer on the same host (which can tell that the process is gone), its torn tail cut."""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ import base64
 import hashlib
 import json
 import os
-import secrets
+import re
 import socket
 import threading
 import uuid
@@ -18,7 +25,6 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any, BinaryIO, Generic, TypeVar
 
-from filelock import FileLock
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -144,12 +150,160 @@ class _Job(Generic[T]):
         self.done = False
 
 
+def writer_host() -> str:
+    """This machine's name as it goes into WARC file names: letters, digits, `.`, `_` and `-`."""
+    host = re.sub(r"[^A-Za-z0-9._-]", "_", socket.gethostname())[:63]
+    return host or "localhost"
+
+
+_NAME = re.compile(
+    r"incidents-(?P<stamp>\d{20})-"
+    r"(?:(?P<host>[A-Za-z0-9._-]+)-(?P<pid>\d+)-(?P<serial>\d{5,})|(?P<old_pid>\d+)-[0-9a-f]{6})"
+    r"\.warc\.gz$"
+)
+
+
+@dataclass(frozen=True)
+class Writer:
+    """Who wrote a WARC file of ours, read from its name: since when, on which host, which process.
+
+    Files written before names carried the host (`incidents-<stamp>-<pid>-<hex>.warc.gz`) have
+    `host` None: they were written on the machine that holds raw/."""
+
+    stamp: str
+    host: str | None
+    pid: int
+
+    @property
+    def started(self) -> float:
+        return datetime.strptime(self.stamp, "%Y%m%d%H%M%S%f").replace(tzinfo=UTC).timestamp()
+
+
+def writer_of(name: str) -> Writer | None:
+    """The writer a WARC file's name names (None for a file not named by incident-ingest)."""
+    found = _NAME.search(Path(name).name)
+    if found is None:
+        return None
+    if found["old_pid"] is not None:
+        return Writer(found["stamp"], None, int(found["old_pid"]))
+    return Writer(found["stamp"], found["host"], int(found["pid"]))
+
+
+class Owner:
+    """This process as the owner of its WARC files in one raw/ directory.
+
+    One per (process, raw/): every appender of the process shares it, so they take turns on one
+    open file, and a forked child (another pid) gets its own."""
+
+    _owners: dict[tuple[int, Path], Owner] = {}
+    _guard = threading.Lock()
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
+        self.host = writer_host()
+        self.pid = os.getpid()
+        self.serial = 0
+        self.current: str | None = None  # the open file, relative to raw/
+
+    @classmethod
+    def of(cls, raw_dir: Path) -> Owner:
+        key = (os.getpid(), raw_dir.resolve())
+        with cls._guard:
+            owner = cls._owners.get(key)
+            if owner is None:
+                owner = cls._owners[key] = cls()
+            return owner
+
+    def next_name(self) -> str:
+        self.serial += 1
+        return f"{WARC_DIR}/incidents-{self.stamp}-{self.host}-{self.pid}-{self.serial:05d}.warc.gz"
+
+    def owns(self, name: str) -> bool:
+        return writer_of(name) == Writer(self.stamp, self.host, self.pid)
+
+
+def writer_gone(writer: Writer) -> bool:
+    """Whether the process that wrote a file has ended, as far as this host can tell.
+
+    Only a process of this host can be looked up (another host's files wait for a writer
+    there); a pid now held by a process that started after the file's writer is a reuse."""
+    if writer.host is not None and writer.host != writer_host():
+        return False
+    if writer.pid == os.getpid():
+        return True  # an earlier process with this pid (this one's own files are not asked about)
+    try:
+        os.kill(writer.pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    started = _process_started(writer.pid)
+    return started is not None and started > writer.started + 2
+
+
+def _process_started(pid: int) -> float | None:
+    """When a process of this host started (Linux /proc; None where that cannot be read)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        boot = next(
+            float(line.split()[1])
+            for line in Path("/proc/stat").read_text().splitlines()
+            if line.startswith("btime ")
+        )
+        ticks = float(stat.rsplit(")", 1)[1].split()[19])
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def close_abandoned(raw: Path, db: Any) -> list[str]:
+    """Close the open files whose writers are gone from this host: torn tails cut, digests kept.
+
+    Another writer's file is never appended to; closing one whose writer has ended only cuts
+    bytes that were never indexed and freezes it, as the writer would have."""
+    closed: list[str] = []
+    me = Owner.of(raw)
+    rows = db.execute("SELECT name, size FROM warc_files WHERE origin = 'written' AND closed = 0").fetchall()
+    for row in rows:
+        name = str(row["name"])
+        writer = writer_of(name)
+        if me.owns(name) or writer is None or not writer_gone(writer):
+            continue
+        actual = _cut_to(raw / name, row["size"])
+        _close(raw, db, name, whole=actual == row["size"])
+        closed.append(name)
+    return closed
+
+
+def _cut_to(path: Path, size: int) -> int:
+    """Cut a torn batch past `size` (see WarcAppender); the file's size after (-1: missing)."""
+    actual = path.stat().st_size if path.exists() else -1
+    if actual > size:
+        with open(path, "r+b") as fh:
+            fh.truncate(size)
+            os.fsync(fh.fileno())
+        actual = size
+    return actual
+
+
+def _close(raw: Path, db: Any, name: str, *, whole: bool) -> None:
+    path = raw / name
+    db.execute(
+        "UPDATE warc_files SET closed = 1, sha256 = ? WHERE name = ?",
+        (sha256_file(path) if whole else None, name),
+    )
+    if path.exists():
+        _freeze(path)
+
+
 class WarcAppender:
-    """One open WARC file at a time, shared by every process through raw/.lock.
+    """Appends to this process's open WARC file (see `Owner`); one batch at a time per process.
 
     Crash safety: a batch is fsynced before its index rows commit, and warc_files.size records
     the end of the last committed batch. Bytes past that end can only be a batch torn by a kill
-    (never indexed), so the next writer cuts them before appending; everything before them stays
+    (never indexed): the owner cuts them before its next append, and when the owner is gone, the
+    next writer on its host cuts them as it closes the file; everything before them stays
     readable. A file at or past the size limit is marked closed and never opened for writing."""
 
     def __init__(
@@ -166,7 +320,7 @@ class WarcAppender:
         # run, or earlier when a record to write is dated earlier (a fetch starts before it is
         # archived). `submit(..., date=)` lowers it before its job can be written.
         self._first_date = warc_date()
-        self._lock = FileLock(str(raw_dir / ".lock"), timeout=600)
+        self._owner = Owner.of(raw_dir)
         self._queue: list[_Job[Any]] = []
         self._cv = threading.Condition()
         self._leading = False
@@ -225,7 +379,7 @@ class WarcAppender:
 
     @contextmanager
     def append(self) -> Iterator[Batch]:
-        with self._lock:
+        with self._owner.lock:  # the appenders of this process take turns on its file
             # The file is chosen (a new one registered) in a transaction of its own: a run killed
             # in its first batch leaves a known file whose torn tail the next writer cuts, never
             # a WARC file the index does not know.
@@ -257,32 +411,28 @@ class WarcAppender:
         self._warcinfo[name] = info_id  # only once the batch that holds it is committed
 
     def _current(self, db: Any) -> str:
-        row = db.execute(
-            "SELECT name, size FROM warc_files WHERE origin = 'written' AND closed = 0 "
-            "ORDER BY name DESC LIMIT 1"
-        ).fetchone()
-        if row is not None:
-            path = self._raw / row["name"]
-            actual = path.stat().st_size if path.exists() else -1
-            if actual > row["size"]:
-                with open(path, "r+b") as fh:  # cut a torn batch (see class docstring)
-                    fh.truncate(row["size"])
-                    os.fsync(fh.fileno())
-                actual = row["size"]
-            if actual == row["size"] and actual < self._max:
-                return str(row["name"])
-            # Full, or shorter than we wrote (damaged): leave it for `verify` to report. A full
-            # one's digest is recorded as it is closed, so later changes to it are caught.
-            whole = sha256_file(path) if actual == row["size"] else None
-            db.execute("UPDATE warc_files SET closed = 1, sha256 = ? WHERE name = ?", (whole, row["name"]))
-            if path.exists():
-                _freeze(path)
-        stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
-        name = f"{WARC_DIR}/incidents-{stamp}-{os.getpid()}-{secrets.token_hex(3)}.warc.gz"
+        """This process's open file, its torn tail cut; a new one when it is full or damaged."""
+        owner = self._owner
+        if owner.current is not None:
+            row = db.execute(
+                "SELECT size, closed FROM warc_files WHERE name = ?", (owner.current,)
+            ).fetchone()
+            if row is not None and not row["closed"]:
+                name = owner.current
+                actual = _cut_to(self._raw / name, row["size"])
+                if actual == row["size"] and actual < self._max:
+                    return name
+                # Full, or shorter than we wrote (damaged): leave it for `verify` to report. A
+                # full one's digest is recorded as it is closed, so later changes are caught.
+                _close(self._raw, db, name, whole=actual == row["size"])
+        # Each new file of ours is a moment to close what gone writers of this host left open.
+        close_abandoned(self._raw, db)
+        name = owner.next_name()
         (self._raw / WARC_DIR).mkdir(parents=True, exist_ok=True)
         (self._raw / name).touch()
         fsync_dir(self._raw / WARC_DIR)
         db.execute("INSERT INTO warc_files (name, origin, size, closed) VALUES (?, 'written', 0, 0)", (name,))
+        owner.current = name
         return name
 
     def _warcinfo_record(self, builder: WARCWriter, name: str) -> Any:
