@@ -276,7 +276,9 @@ def test_two_workers_share_a_data_directory_and_a_killed_one_resumes(
             ]
             _wait("round 1", lambda: api.done(*runs), server, *workers)
             assert _drafted(data_dir) == dict.fromkeys(first, 1)
-            assert all(any(_ran(log, run) for run in runs) for log in logs), "a worker ran no flow"
+            # (Which worker ran which is not asserted here: a fast run may end before the other
+            # worker's next poll, and the first worker then takes both in turn. Round 2's runs are
+            # slow, and both RUNNING at once with --limit 1 means two workers ran them.)
             _verify(env)
 
             # Round 2: overlapping again (90-99 in both); one worker dies mid-run, flow and all.
