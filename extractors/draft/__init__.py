@@ -43,6 +43,13 @@ class Args:
 
 FieldDrafter = Callable[[Context, Args, Found], Found]
 
+
+def _evidence(name: str, rules: Callable[[Context], Found]) -> FieldDrafter:
+    """A text field's drafter: the rules' sentences, plus the fitted model's pick where the
+    weights ship one for this field (`text_fields.fitted`)."""
+    return lambda ctx, a, f: text_fields.fitted(ctx, name, rules(ctx), a.options.weights)
+
+
 # The cascade, in order. Identity first (the language decides the keys of every localized field);
 # then the text fields and lists, which read sections; root_cause before the other vocabulary
 # fields, because the domain inherits from it (security-breach -> security); severity, impact and
@@ -54,36 +61,11 @@ DRAFTERS: tuple[tuple[str, FieldDrafter], ...] = (
     ("org", lambda ctx, a, f: identity.draft_org(ctx, a.source_url, _page_models(a.options)[1])),
     ("date", lambda ctx, a, f: identity.draft_date(ctx, a.source_url)),
     ("title", lambda ctx, a, f: identity.draft_title(ctx)),
-    (
-        "summary",
-        lambda ctx, a, f: text_fields.fitted(
-            ctx, "summary", text_fields.draft_summary(ctx), a.options.weights
-        ),
-    ),
-    (
-        "trigger",
-        lambda ctx, a, f: text_fields.fitted(
-            ctx, "trigger", text_fields.draft_trigger(ctx), a.options.weights
-        ),
-    ),
-    (
-        "detection",
-        lambda ctx, a, f: text_fields.fitted(
-            ctx, "detection", text_fields.draft_detection(ctx), a.options.weights
-        ),
-    ),
-    (
-        "symptoms_text",
-        lambda ctx, a, f: text_fields.fitted(
-            ctx, "symptoms_text", text_fields.draft_symptoms_text(ctx), a.options.weights
-        ),
-    ),
-    (
-        "lessons",
-        lambda ctx, a, f: text_fields.fitted(
-            ctx, "lessons", text_fields.draft_lessons(ctx), a.options.weights
-        ),
-    ),
+    ("summary", _evidence("summary", text_fields.draft_summary)),
+    ("trigger", _evidence("trigger", text_fields.draft_trigger)),
+    ("detection", _evidence("detection", text_fields.draft_detection)),
+    ("symptoms_text", _evidence("symptoms_text", text_fields.draft_symptoms_text)),
+    ("lessons", _evidence("lessons", text_fields.draft_lessons)),
     ("remediation", lambda ctx, a, f: lists.draft_remediation(ctx)),
     ("action_items", lambda ctx, a, f: lists.draft_action_items(ctx)),
     ("root_cause", lambda ctx, a, f: tags.draft_root_cause(ctx, a.options.weights)),

@@ -133,17 +133,7 @@ class RecordStore:
                 self._reservation(f"IL-{number:04d}").exists() or self.path_for(f"IL-{number:04d}").exists()
             ):
                 number += 1
-            record_id = f"IL-{number:04d}"
-            record = build(record_id)
-            if record.id != record_id:
-                raise ValueError(f"build() made {record.id} for id {record_id}: it must use the id given")
-            reservation = self._reservation(record_id)
-            # No fsync: after a crash the record is either durable (and the reservation moot) or
-            # not written, and then a surviving reservation only skips its id.
-            fd = os.open(reservation, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return record, reservation, fd
+            return self._build_reserved(build, f"IL-{number:04d}")
 
     def _allocate_shared(self, build: Callable[[str], Record], seen: int) -> tuple[Record, Path, int]:
         """The next id from the database's counter row, in a transaction that `build` raising
@@ -152,12 +142,18 @@ class RecordStore:
             self._database = open_component(self._database_url, "review")
         with self._local, self._database.transaction() as db:
             row = db.execute(_NEXT, (seen,)).fetchone()
-            record_id = f"IL-{int(row[0]):04d}"
-            record = build(record_id)
-            if record.id != record_id:
-                raise ValueError(f"build() made {record.id} for id {record_id}: it must use the id given")
-            reservation = self._reservation(record_id)
-            fd = os.open(reservation, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            if fcntl is not None:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return record, reservation, fd
+            return self._build_reserved(build, f"IL-{int(row[0]):04d}")
+
+    def _build_reserved(self, build: Callable[[str], Record], record_id: str) -> tuple[Record, Path, int]:
+        """The record `build` makes for this id, and the id's reservation file, created and locked.
+
+        No fsync: after a crash the record is either durable (and the reservation moot) or not
+        written, and then a surviving reservation only skips its id."""
+        record = build(record_id)
+        if record.id != record_id:
+            raise ValueError(f"build() made {record.id} for id {record_id}: it must use the id given")
+        reservation = self._reservation(record_id)
+        fd = os.open(reservation, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return record, reservation, fd
